@@ -1,0 +1,363 @@
+"""ModelBuilder: the one way to make a :class:`artidyn.Model` (the URDF and DH readers use it).
+
+Example
+-------
+>>> b = ModelBuilder("pendulum")
+>>> b.add_body("rod", parent="world", joint="revolute", axis=(0, 1, 0),
+...            mass=1.0, com=(0, 0, -0.5), inertia=np.diag([1e-3, 1e-3, 1e-6]))
+'rod'
+>>> model = b.build()
+"""
+import numpy as np
+
+from .errors import ModelError, unknown_name
+from .joints import FREE, JOINT_CODES, NQ, NV, PRISMATIC, REVOLUTE, SPHERICAL, motion_subspace
+from .model import Frame, LoadReport, Model
+from .spatial.motion import homogeneous, inertia_parts, inertia_transform, inv_homogeneous, spatial_inertia
+from .spatial.rotations import rpy_to_matrix
+
+INERTIA_TOL = 1e-9  # relative tolerance of the physical-consistency checks
+
+
+def placement_from(placement=None, xyz=None, rpy=None):
+    """A 4x4 transform from either ``placement`` or (``xyz``, ``rpy``)."""
+    if placement is not None:
+        T = np.array(placement, dtype=float)
+        if T.shape != (4, 4):
+            raise ModelError(f"placement must be a 4x4 transform, got shape {T.shape}")
+        return T
+    R = rpy_to_matrix(np.asarray(rpy if rpy is not None else (0, 0, 0), dtype=float))
+    return homogeneous(R, np.asarray(xyz if xyz is not None else (0, 0, 0), dtype=float))
+
+
+def check_inertia(where, mass, com, inertia, allow_zero_mass=True):
+    """Physical consistency of one body's (mass, com, inertia at com); raises ModelError."""
+    mass = float(mass)
+    com = np.asarray(com, dtype=float)
+    I = np.asarray(inertia, dtype=float)
+    if com.shape != (3,):
+        raise ModelError(f"{where}: centre of mass must have 3 entries, got shape {com.shape}")
+    if I.shape != (3, 3):
+        raise ModelError(f"{where}: inertia must be 3x3, got shape {I.shape}")
+    if not np.isfinite(mass) or not np.all(np.isfinite(com)) or not np.all(np.isfinite(I)):
+        raise ModelError(f"{where}: mass, centre of mass and inertia must be finite "
+                         f"(mass={mass}, com={com.tolist()}, inertia={I.tolist()})")
+    if mass < 0 or (mass == 0 and not allow_zero_mass):
+        raise ModelError(f"{where}: mass must be positive, got {mass:g}")
+    scale = max(1e-12, np.abs(I).max())
+    if np.abs(I - I.T).max() > INERTIA_TOL * scale + 1e-14:
+        raise ModelError(f"{where}: inertia is not symmetric: {I.tolist()}")
+    eig = np.linalg.eigvalsh(0.5 * (I + I.T))
+    tol = INERTIA_TOL * scale + 1e-14
+    if eig.min() < -tol:
+        raise ModelError(f"{where}: inertia not positive definite, eigenvalues "
+                         f"({', '.join(f'{e:.6g}' for e in eig)})")
+    a, b, c = eig
+    if a + b < c - tol or a + c < b - tol or b + c < a - tol:
+        raise ModelError(f"{where}: inertia breaks the triangle inequality, principal moments "
+                         f"({a:.6g}, {b:.6g}, {c:.6g}): each must be at most the sum of the other two")
+    if mass == 0 and np.abs(I).max() > 0:
+        raise ModelError(f"{where}: zero mass with a non-zero inertia {I.tolist()}")
+    return mass, com, 0.5 * (I + I.T)
+
+
+class _Node:
+    __slots__ = ("name", "parent", "moving", "joint_name", "jtype", "kind", "axis", "T", "mass", "com",
+                 "inertia", "lower", "upper", "velocity", "effort", "armature", "damping", "coulomb",
+                 "actuated", "extra")
+
+
+class ModelBuilder:
+    """Collects bodies, joints and frames, then builds a validated, immutable :class:`Model`.
+
+    Bodies are added parent first. A body is *moving* (it has a joint with at least one degree
+    of freedom) or *fixed* (rigidly attached: its inertia is lumped into its nearest moving
+    ancestor and it stays available as a named frame).
+    """
+
+    def __init__(self, name="robot", gravity=(0.0, 0.0, -9.81), world="world", source=""):
+        self.name = name
+        self.gravity = np.asarray(gravity, dtype=float)
+        self.world = world
+        self.source = source
+        self.report = LoadReport(source or name)
+        self._nodes = {}
+        self._order = []
+        self._frames = []  # (name, parent, placement, kind)
+        self.dh = None
+        self.dh_convention = None
+        self.meshes = {}
+
+    def _where(self, what):
+        src = f"{self.source}: " if self.source else ""
+        return f"{src}{what}"
+
+    def _known(self, name):
+        return name == self.world or name in self._nodes
+
+    def _require_parent(self, parent, child):
+        if not self._known(parent):
+            hint = unknown_name("body", parent, [self.world] + self._order).args[0].split(";", 1)[-1]
+            raise ModelError(self._where(
+                f"body '{child}': parent '{parent}' does not exist (add the parent first);{hint}"))
+
+    def _check_new_name(self, name):
+        if not isinstance(name, str) or not name:
+            raise ModelError(self._where(f"body names must be non-empty strings, got {name!r}"))
+        if self._known(name) or any(f[0] == name for f in self._frames):
+            raise ModelError(self._where(f"duplicate name '{name}'"))
+
+    def add_body(self, name, parent="world", joint="revolute", *, joint_name=None, axis=(0, 0, 1),
+                 placement=None, xyz=None, rpy=None, mass=0.0, com=(0, 0, 0), inertia=None,
+                 lower=None, upper=None, velocity=None, effort=None, armature=0.0, damping=0.0,
+                 coulomb=0.0, actuated=True):
+        """Add a body moved by a joint relative to ``parent``; returns its name.
+
+        ``joint``: "revolute", "continuous", "prismatic", "spherical", "free" (a floating base,
+        whose joint is named ``root_joint`` by default) or "fixed". ``placement`` (or ``xyz`` and
+        ``rpy``) places the joint frame in the parent frame; ``axis`` is in the joint frame.
+        ``mass``, ``com`` (body frame) and ``inertia`` (3x3 at the centre of mass, body axes)
+        describe the body.
+        """
+        self._check_new_name(name)
+        self._require_parent(parent, name)
+        kind = str(joint).lower()
+        if kind not in JOINT_CODES and kind != "fixed":
+            raise ModelError(self._where(
+                f"body '{name}': unknown joint type '{joint}' (known: revolute, continuous, prismatic, "
+                f"spherical, free, fixed)"))
+        n = _Node()
+        n.name, n.parent, n.kind = name, parent, kind
+        n.moving = kind != "fixed"
+        n.jtype = JOINT_CODES.get(kind, -1)
+        n.joint_name = joint_name or ("root_joint" if n.jtype == FREE else f"{name}_joint")
+        if n.moving and any(getattr(o, "joint_name", None) == n.joint_name for o in self._nodes.values() if o.moving):
+            raise ModelError(self._where(f"duplicate joint name '{n.joint_name}' (body '{name}')"))
+        n.T = placement_from(placement, xyz, rpy)
+        if not np.all(np.isfinite(n.T)):
+            raise ModelError(self._where(f"joint '{n.joint_name}': placement is not finite: {n.T.tolist()}"))
+        ax = np.asarray(axis, dtype=float)
+        if ax.shape != (3,) or not np.all(np.isfinite(ax)):
+            raise ModelError(self._where(f"joint '{n.joint_name}': axis must be 3 finite numbers, got {axis!r}"))
+        if n.jtype in (REVOLUTE, PRISMATIC):
+            norm = np.linalg.norm(ax)
+            if norm < 1e-12:
+                raise ModelError(self._where(f"joint '{n.joint_name}': axis {ax.tolist()} is zero"))
+            ax = ax / norm
+        n.axis = ax
+        inertia = np.zeros((3, 3)) if inertia is None else inertia
+        n.mass, n.com, n.inertia = check_inertia(self._where(f"body '{name}'"), mass, com, inertia)
+        n.lower, n.upper, n.velocity, n.effort = lower, upper, velocity, effort
+        if n.jtype in (REVOLUTE, PRISMATIC) and lower is not None and upper is not None:
+            if not (float(lower) <= float(upper)):
+                raise ModelError(self._where(f"joint '{n.joint_name}': lower limit {lower} > upper limit {upper}"))
+        if kind == "continuous":
+            n.lower = n.upper = None
+        for key, val in (("armature", armature), ("damping", damping), ("coulomb", coulomb)):
+            if not np.isfinite(val) or val < 0:
+                raise ModelError(self._where(f"joint '{n.joint_name}': {key} must be >= 0, got {val}"))
+        n.armature, n.damping, n.coulomb, n.actuated = float(armature), float(damping), float(coulomb), bool(actuated)
+        n.extra = {}
+        self._nodes[name] = n
+        self._order.append(name)
+        return name
+
+    def add_fixed_body(self, name, parent, *, placement=None, xyz=None, rpy=None, mass=0.0,
+                       com=(0, 0, 0), inertia=None, joint_name=None):
+        """A body rigidly attached to ``parent``: lumped into it, kept as a named frame."""
+        return self.add_body(name, parent, "fixed", joint_name=joint_name, placement=placement,
+                             xyz=xyz, rpy=rpy, mass=mass, com=com, inertia=inertia)
+
+    def add_frame(self, name, parent, placement=None, *, xyz=None, rpy=None, kind="op"):
+        """An operational frame on ``parent`` (a body or frame name) with a fixed placement."""
+        self._check_new_name(name)
+        if not self._known(parent) and not any(f[0] == parent for f in self._frames):
+            raise ModelError(self._where(f"frame '{name}': parent '{parent}' does not exist"))
+        self._frames.append((name, parent, placement_from(placement, xyz, rpy), kind))
+        return name
+
+    def set_mass(self, body, mass, com=(0, 0, 0), inertia=None):
+        n = self._nodes[body]
+        n.mass, n.com, n.inertia = check_inertia(self._where(f"body '{body}'"), mass, com,
+                                                 np.zeros((3, 3)) if inertia is None else inertia)
+
+    # --- sagittal symmetry ------------------------------------------------------------------
+    def add_mirrored(self, root, rename, normal=(0.0, 1.0, 0.0), point=(0.0, 0.0, 0.0)):
+        """Add the mirror image of the limb rooted at body ``root`` (the seed's indirect frames).
+
+        The plane of symmetry passes through ``point`` with unit ``normal``, both in the frame of
+        ``root``'s parent. ``rename`` maps each name of the limb to the mirrored name (a callable
+        or a dict). Each mirrored frame is the reflected frame made right-handed again by a local
+        reflection D (same ``normal``): ``W' = Refl W D``. Hence revolute axes become ``-D u``,
+        prismatic axes ``D u``, centres of mass ``D c`` and inertias ``D I D``, so that equal
+        values of the mirrored 1-dof joint variables give mirror-image placements. Spherical
+        joints take the conjugated quaternion. Returns the list of new body names.
+        """
+        if root not in self._nodes:
+            raise unknown_name("body", root, self._order, self.name)
+        nrm = np.asarray(normal, dtype=float)
+        nrm = nrm / np.linalg.norm(nrm)
+        D = np.eye(3) - 2 * np.outer(nrm, nrm)
+        D4 = homogeneous(D, np.zeros(3))
+        refl = homogeneous(D, 2 * np.dot(np.asarray(point, float), nrm) * nrm)
+        name_of = rename if callable(rename) else (lambda s: rename[s])
+        limb = [root]
+        for name in self._order:
+            if self._nodes[name].parent in limb and name not in limb:
+                limb.append(name)
+        new = []
+        for name in limb:
+            n = self._nodes[name]
+            T = (refl if name == root else D4) @ n.T @ D4
+            parent = n.parent if name == root else name_of(n.parent)
+            axis = -D @ n.axis if n.jtype == REVOLUTE else D @ n.axis
+            jname = name_of(n.joint_name) if n.moving else None
+            self.add_body(name_of(name), parent, n.kind, joint_name=jname, axis=axis, placement=T,
+                          mass=n.mass, com=D @ n.com, inertia=D @ n.inertia @ D, lower=n.lower,
+                          upper=n.upper, velocity=n.velocity, effort=n.effort, armature=n.armature,
+                          damping=n.damping, coulomb=n.coulomb, actuated=n.actuated)
+            new.append(name_of(name))
+        for fname, parent, P, kind in list(self._frames):
+            if parent in limb:
+                self.add_frame(name_of(fname), name_of(parent), D4 @ P @ D4, kind=kind)
+        return new
+
+    # --- build ----------------------------------------------------------------------------------
+    def build(self):
+        """Validate and number the tree (depth-first, parent < child); return the Model."""
+        # moving ancestor of each node and its placement in that ancestor's frame
+        anchor = {self.world: (self.world, np.eye(4))}
+        for name in self._order:
+            n = self._nodes[name]
+            if n.moving:
+                anchor[name] = (name, np.eye(4))
+            else:
+                a, Ta = anchor[n.parent]
+                anchor[name] = (a, Ta @ n.T)
+        moving_children = {self.world: []}
+        for name in self._order:
+            if self._nodes[name].moving:
+                moving_children[name] = []
+        for name in self._order:
+            n = self._nodes[name]
+            if n.moving:
+                moving_children[anchor[n.parent][0]].append(name)
+        order = []  # depth-first, children in insertion order
+        stack = [self.world]
+        while stack:
+            k = stack.pop()
+            order.append(k)
+            stack.extend(reversed(moving_children[k]))
+        index = {name: i for i, name in enumerate(order)}
+        nb = len(order) - 1
+
+        # lumped inertias: every node's spatial inertia moved into its moving ancestor's frame
+        I = np.zeros((nb + 1, 6, 6))
+        for name in self._order:
+            n = self._nodes[name]
+            a, Ta = anchor[name]
+            I[index[a]] += inertia_transform(Ta, spatial_inertia(n.mass, n.com, n.inertia))
+        mass = I[:, 5, 5].copy()
+        com = np.zeros((nb + 1, 3))
+        Icom = np.zeros((nb + 1, 3, 3))
+        for i in range(nb + 1):
+            if mass[i] > 0:
+                _, com[i], Icom[i] = inertia_parts(I[i])
+        # every moving body must carry inertia through its subtree, else M is singular
+        sub_mass = mass.copy()
+        parent = np.full(nb + 1, -1, dtype=np.int64)
+        for i in range(1, nb + 1):
+            parent[i] = index[anchor[self._nodes[order[i]].parent][0]]
+        for i in range(nb, 0, -1):
+            sub_mass[parent[i]] += sub_mass[i]
+        for i in range(1, nb + 1):
+            if sub_mass[i] <= 0:
+                n = self._nodes[order[i]]
+                raise ModelError(self._where(
+                    f"body '{order[i]}' moves (joint '{n.joint_name}') but it and everything it carries "
+                    f"have zero mass: the mass matrix would be singular; give it a positive mass"))
+            if mass[i] <= 0:
+                self.report.add("info", f"body '{order[i]}'", "massless moving body (its children carry the inertia)")
+
+        jtype = np.full(nb + 1, -1, dtype=np.int64)
+        axis = np.zeros((nb + 1, 3))
+        Xtree = np.zeros((nb + 1, 4, 4))
+        Xtree[0] = np.eye(4)
+        nq_j = np.zeros(nb + 1, dtype=np.int64)
+        nv_j = np.zeros(nb + 1, dtype=np.int64)
+        kinds, jnames, S = [""], [""], [np.zeros((6, 0))]
+        for i in range(1, nb + 1):
+            n = self._nodes[order[i]]
+            jtype[i], axis[i] = n.jtype, n.axis
+            Xtree[i] = anchor[n.parent][1] @ n.T
+            nq_j[i], nv_j[i] = NQ[n.jtype], NV[n.jtype]
+            kinds.append("free" if n.jtype == FREE else ("spherical" if n.jtype == SPHERICAL else n.kind))
+            jnames.append(n.joint_name)
+            S.append(motion_subspace(n.jtype, n.axis))
+        if any(jtype[i] == FREE and i != 1 for i in range(1, nb + 1)):
+            bad = [order[i] for i in range(2, nb + 1) if jtype[i] == FREE]
+            raise ModelError(self._where(f"a free (floating) joint is allowed only on the first body, found on {bad}"))
+        idx_q = np.zeros(nb + 1, dtype=np.int64)
+        idx_v = np.zeros(nb + 1, dtype=np.int64)
+        for i in range(2, nb + 1):
+            idx_q[i] = idx_q[i - 1] + nq_j[i - 1]
+            idx_v[i] = idx_v[i - 1] + nv_j[i - 1]
+        if nb:
+            idx_q[0] = idx_v[0] = 0
+        nq, nv = int(nq_j.sum()), int(nv_j.sum())
+
+        lower, upper = np.full(nq, -np.inf), np.full(nq, np.inf)
+        vel, eff = np.full(nv, np.inf), np.full(nv, np.inf)
+        arm, damp, coul = np.zeros(nv), np.zeros(nv), np.zeros(nv)
+        act = np.ones(nv, dtype=bool)
+        for i in range(1, nb + 1):
+            n = self._nodes[order[i]]
+            qs, vs = slice(idx_q[i], idx_q[i] + nq_j[i]), slice(idx_v[i], idx_v[i] + nv_j[i])
+            if n.jtype in (REVOLUTE, PRISMATIC):
+                if n.lower is not None:
+                    lower[qs] = float(n.lower)
+                if n.upper is not None:
+                    upper[qs] = float(n.upper)
+            elif n.jtype == SPHERICAL:
+                lower[qs], upper[qs] = -1.0, 1.0
+            else:
+                lower[idx_q[i] + 3: idx_q[i] + 7], upper[idx_q[i] + 3: idx_q[i] + 7] = -1.0, 1.0
+            if n.velocity is not None:
+                vel[vs] = float(n.velocity)
+            if n.effort is not None:
+                eff[vs] = float(n.effort)
+            arm[vs], damp[vs], coul[vs] = n.armature, n.damping, n.coulomb
+            act[vs] = n.actuated and n.jtype != FREE
+
+        frames = [Frame(self.world, 0, np.eye(4), "body")]
+        for i in range(1, nb + 1):
+            frames.append(Frame(order[i], i, np.eye(4), "body"))
+        for name in self._order:
+            if not self._nodes[name].moving:
+                a, Ta = anchor[name]
+                frames.append(Frame(name, index[a], Ta, "link"))
+        resolved = {f.name: f for f in frames}
+        for fname, on, P, kind in self._frames:
+            if on in resolved:
+                base = resolved[on]
+            else:
+                a, Ta = anchor[on]
+                base = Frame(on, index[a], Ta, "link")
+            f = Frame(fname, base.body, base.placement @ P, kind)
+            frames.append(f)
+            resolved[fname] = f
+
+        return Model(
+            name=self.name, nb=nb, nq=nq, nv=nv, body_names=list(order), joint_names=jnames,
+            parent=parent, joint_type=jtype, joint_kind=kinds, joint_axis=axis,
+            joint_placement=Xtree, idx_q=idx_q, nq_joint=nq_j, idx_v=idx_v, nv_joint=nv_j, S=S,
+            mass=mass, com=com, inertia_com=Icom, I=I, lower=lower, upper=upper,
+            velocity_limit=vel, effort_limit=eff, armature=arm, damping=damp, coulomb=coul,
+            actuated=act, gravity=self.gravity.copy(), frames=frames, source=self.source,
+            load_report=self.report, dh=self.dh, dh_convention=self.dh_convention,
+            meshes=dict(self.meshes),
+        )
+
+
+def inverse_placement(T):
+    return inv_homogeneous(T)

@@ -1,0 +1,179 @@
+"""Configuration space: input checks, ``neutral``, ``integrate``, ``difference``, random states.
+
+``q`` lives on a manifold (quaternions for spherical and free joints): move on it only with
+:func:`integrate` and :func:`difference`. Every function accepts one state or a batch.
+"""
+import numpy as np
+
+from .errors import InputError, ShapeError
+from .joints import FREE, SPHERICAL
+from .spatial.motion import homogeneous
+from .spatial.rotations import (QUAT_TOL, exp3, exp6, log3, log6, matrix_to_quat, quat_conjugate,
+                                quat_multiply, quat_to_matrix, quat_to_rotvec)
+
+
+def as_batch(model, x, name, size_attr, allow_object=True):
+    """Check one state (n,) or a batch (N, n); return (2-D array, was_single).
+
+    Raises ShapeError naming the argument and the expected size, InputError on NaN / inf.
+    """
+    size = getattr(model, size_attr) if isinstance(size_attr, str) else int(size_attr)
+    arr = np.asarray(x)
+    if arr.dtype == object and not allow_object:
+        raise InputError(f"{name}: numeric input expected, got an object array")
+    if arr.dtype != object and not np.issubdtype(arr.dtype, np.complexfloating):
+        try:
+            arr = arr.astype(float, copy=False)
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"{name}: cannot convert to numbers ({exc})") from None
+    single = arr.ndim == 1
+    if arr.ndim not in (1, 2) or arr.shape[-1] != size:
+        what = f"nq = {model.nq}" if size_attr == "nq" else (f"nv = {model.nv}" if size_attr == "nv" else f"{size}")
+        got = arr.shape[-1] if arr.ndim in (1, 2) else arr.shape
+        raise ShapeError(f"{name} has {got} entries, model '{model.name}' needs {what} "
+                         f"(one state of shape ({size},) or a batch of shape (N, {size})); got shape {arr.shape}")
+    if arr.dtype != object and not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(np.atleast_2d(arr)))[0]
+        raise InputError(f"{name} contains NaN or infinite values (first at state {bad[0]}, entry {bad[1]}) "
+                         f"for model '{model.name}'")
+    return (arr[None, :] if single else arr), single
+
+
+def as_q(model, q, name="q", tol=QUAT_TOL):
+    """as_batch for configurations, plus quaternion checks (normalise within ``tol``, else refuse)."""
+    Q, single = as_batch(model, q, name, "nq")
+    if Q.dtype == object or not model.quaternion_slices:
+        return Q, single
+    Q = Q.copy() if Q.dtype == float else Q.astype(float)
+    for s in model.quaternion_slices:
+        n = np.linalg.norm(Q[:, s], axis=1)
+        bad = np.abs(n - 1) > tol
+        if np.any(bad):
+            k = int(np.argmax(bad))
+            j = _joint_at_q(model, s.start)
+            raise InputError(
+                f"{name}[{s.start}:{s.stop}] (joint '{model.joint_names[j]}') is not a unit quaternion "
+                f"(x, y, z, w): norm {n[k]:.9g}{'' if single else f' in state {k}'}, allowed 1 +/- {tol:g}; "
+                f"normalise it or move with artidyn.integrate")
+        Q[:, s] /= n[:, None]
+    return Q, single
+
+
+def _joint_at_q(model, k):
+    for i in range(1, model.nb + 1):
+        if model.idx_q[i] <= k < model.idx_q[i] + model.nq_joint[i]:
+            return i
+    return 0
+
+
+def unbatch(x, single):
+    return x[0] if single else x
+
+
+def neutral(model):
+    """The reference configuration: zeros, unit quaternions (0, 0, 0, 1)."""
+    q = np.zeros(model.nq)
+    for s in model.quaternion_slices:
+        q[s.stop - 1] = 1.0
+    return q
+
+
+def integrate(model, q, v):
+    """q (+) v: the configuration reached from ``q`` by following the velocity ``v`` for unit time.
+
+    Spherical joints: R' = R exp(omega); free joint: T' = T exp6([omega; v]) (body frame), as in
+    pinocchio. Vector joints: q + v.
+    """
+    Q, single = as_q(model, q)
+    V, single_v = as_batch(model, v, "v", "nv")
+    N = max(Q.shape[0], V.shape[0])
+    Q = np.broadcast_to(Q, (N, model.nq))
+    V = np.broadcast_to(V, (N, model.nv))
+    out = np.array(Q, dtype=float)
+    for i in range(1, model.nb + 1):
+        iq, iv = model.idx_q[i], model.idx_v[i]
+        t = model.joint_type[i]
+        if t == SPHERICAL:
+            out[:, iq:iq + 4] = _quat_normal(quat_multiply(Q[:, iq:iq + 4], _rotvec_quat(V[:, iv:iv + 3])))
+        elif t == FREE:
+            T = homogeneous(quat_to_matrix(Q[:, iq + 3:iq + 7]), Q[:, iq:iq + 3])
+            Tn = T @ exp6(V[:, iv:iv + 6])
+            out[:, iq:iq + 3] = Tn[:, :3, 3]
+            out[:, iq + 3:iq + 7] = _quat_normal(quat_multiply(Q[:, iq + 3:iq + 7], _rotvec_quat(V[:, iv:iv + 3])))
+        else:
+            out[:, iq] = Q[:, iq] + V[:, iv]
+    return unbatch(out, single and single_v)
+
+
+def difference(model, q0, q1):
+    """The velocity v with integrate(q0, v) == q1 (on the manifold, shortest rotation)."""
+    Q0, s0 = as_q(model, q0, "q0")
+    Q1, s1 = as_q(model, q1, "q1")
+    Q0, Q1 = np.broadcast_arrays(Q0, Q1)
+    out = np.zeros((Q0.shape[0], model.nv))
+    for i in range(1, model.nb + 1):
+        iq, iv = model.idx_q[i], model.idx_v[i]
+        t = model.joint_type[i]
+        if t == SPHERICAL:
+            out[:, iv:iv + 3] = quat_to_rotvec(quat_multiply(quat_conjugate(Q0[:, iq:iq + 4]), Q1[:, iq:iq + 4]))
+        elif t == FREE:
+            T0 = homogeneous(quat_to_matrix(Q0[:, iq + 3:iq + 7]), Q0[:, iq:iq + 3])
+            T1 = homogeneous(quat_to_matrix(Q1[:, iq + 3:iq + 7]), Q1[:, iq:iq + 3])
+            R0t = np.swapaxes(T0[:, :3, :3], 1, 2)
+            rel = homogeneous(R0t @ T1[:, :3, :3], (R0t @ (T1[:, :3, 3] - T0[:, :3, 3])[..., None])[..., 0])
+            out[:, iv:iv + 6] = log6(rel)
+        else:
+            out[:, iv] = Q1[:, iq] - Q0[:, iq]
+    return unbatch(out, s0 and s1)
+
+
+def _rotvec_quat(w):
+    th = np.linalg.norm(w, axis=-1)
+    small = th < 1e-8
+    k = np.where(small, 0.5 - th**2 / 48, np.sin(th / 2) / np.where(small, 1.0, th))
+    return np.concatenate([k[..., None] * w, np.cos(th / 2)[..., None]], -1)
+
+
+def _quat_normal(q):
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def random_configuration(model, rng=None, size=None, position_bound=1.0):
+    """A random configuration inside the joint limits.
+
+    Unlimited revolute joints: uniform in [-pi, pi]; unlimited prismatic: [-1, 1] m; floating
+    base: position uniform in [-position_bound, position_bound]^3, orientation a uniform random
+    unit quaternion; spherical: uniform unit quaternion. ``size`` gives a batch (size, nq).
+    """
+    rng = np.random.default_rng(rng)
+    N = 1 if size is None else int(size)
+    q = np.zeros((N, model.nq))
+    for i in range(1, model.nb + 1):
+        iq, t = model.idx_q[i], model.joint_type[i]
+        if t in (SPHERICAL, FREE):
+            k = iq + (3 if t == FREE else 0)
+            u = rng.normal(size=(N, 4))
+            q[:, k:k + 4] = u / np.linalg.norm(u, axis=1, keepdims=True)
+            if t == FREE:
+                q[:, iq:iq + 3] = rng.uniform(-position_bound, position_bound, size=(N, 3))
+        else:
+            lo, hi = model.lower[iq], model.upper[iq]
+            default = np.pi if model.joint_kind[i] in ("revolute", "continuous") else 1.0
+            lo = lo if np.isfinite(lo) else -default
+            hi = hi if np.isfinite(hi) else default
+            q[:, iq] = rng.uniform(lo, hi, size=N)
+    return q[0] if size is None else q
+
+
+def random_velocity(model, rng=None, size=None, scale=1.0):
+    """A random velocity (standard normal times ``scale``)."""
+    rng = np.random.default_rng(rng)
+    shape = (model.nv,) if size is None else (int(size), model.nv)
+    return scale * rng.normal(size=shape)
+
+
+def within_limits(model, q, tol=0.0):
+    """True where every 1-dof joint variable of ``q`` is inside its limits."""
+    Q, single = as_q(model, q)
+    ok = np.all((Q >= model.lower - tol) & (Q <= model.upper + tol), axis=1)
+    return bool(ok[0]) if single else ok

@@ -1,0 +1,1 @@
+"""Readers (URDF, Denavit-Hartenberg tables) and writers."""

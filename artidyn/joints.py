@@ -1,0 +1,70 @@
+"""Joint models: data (a type code, an axis) plus one ``jcalc`` dispatcher.
+
+A joint ``i`` connects body ``parent[i]`` to body ``i``. Its placement at q = 0 in the parent
+body frame is ``joint_placement[i]`` (4x4); the body frame of ``i`` is the joint frame moved by
+the joint transform ``T_J(q_i)``. The motion subspace ``S`` (6 x nv_i) is expressed in the body
+frame and is constant for every joint type here, so that the velocity across the joint is
+``S v_i`` and the acceleration ``S a_i`` (no ``S-dot`` term).
+
+====================  ==========  ===  ===  ================================================
+type                  code        nq   nv   q / v
+====================  ==========  ===  ===  ================================================
+revolute              REVOLUTE     1    1   angle about ``axis`` (continuous: no limits)
+prismatic             PRISMATIC    1    1   displacement along ``axis``
+spherical             SPHERICAL    4    3   quaternion (x, y, z, w) / omega in body frame
+free (root_joint)     FREE         7    6   [p_world, quaternion] / [omega_body, v_body]
+====================  ==========  ===  ===  ================================================
+"""
+import numpy as np
+
+from .spatial import _num
+from .spatial.rotations import axis_angle_to_matrix, quat_to_matrix
+
+REVOLUTE, PRISMATIC, SPHERICAL, FREE = 0, 1, 2, 3
+JOINT_NAMES = {REVOLUTE: "revolute", PRISMATIC: "prismatic", SPHERICAL: "spherical", FREE: "free"}
+JOINT_CODES = {
+    "revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC,
+    "spherical": SPHERICAL, "ball": SPHERICAL, "free": FREE, "floating": FREE,
+}
+NQ = {REVOLUTE: 1, PRISMATIC: 1, SPHERICAL: 4, FREE: 7}
+NV = {REVOLUTE: 1, PRISMATIC: 1, SPHERICAL: 3, FREE: 6}
+
+
+def motion_subspace(jtype, axis):
+    """S (6 x nv) in the body frame."""
+    if jtype == REVOLUTE:
+        return np.concatenate([axis, np.zeros(3)])[:, None]
+    if jtype == PRISMATIC:
+        return np.concatenate([np.zeros(3), axis])[:, None]
+    if jtype == SPHERICAL:
+        return np.vstack([np.eye(3), np.zeros((3, 3))])
+    if jtype == FREE:
+        return np.eye(6)
+    raise ValueError(f"unknown joint type code {jtype}")
+
+
+def joint_transform(jtype, axis, qi):
+    """T_J(q_i): the joint's 4x4 transform; ``qi`` has shape (N, nq_i). Returns (N, 4, 4)."""
+    N = qi.shape[0]
+    dtype = _num.result_dtype(qi)
+    T = np.zeros((N, 4, 4), dtype=dtype)
+    T[:, 3, 3] = 1
+    if jtype == REVOLUTE:
+        T[:, :3, :3] = axis_angle_to_matrix(axis, qi[:, 0])
+    elif jtype == PRISMATIC:
+        T[:, :3, :3] = np.eye(3)
+        T[:, :3, 3] = qi[:, :1] * axis
+    elif jtype == SPHERICAL:
+        T[:, :3, :3] = quat_to_matrix(qi)
+    elif jtype == FREE:
+        T[:, :3, :3] = quat_to_matrix(qi[:, 3:7])
+        T[:, :3, 3] = qi[:, :3]
+    else:
+        raise ValueError(f"unknown joint type code {jtype}")
+    return T
+
+
+def jcalc(model, i, q):
+    """(T_J, S) of joint ``i`` for a batch ``q`` of shape (N, nq)."""
+    qi = q[:, model.idx_q[i]: model.idx_q[i] + model.nq_joint[i]]
+    return joint_transform(model.joint_type[i], model.joint_axis[i], qi), model.S[i]

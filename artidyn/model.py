@@ -1,0 +1,235 @@
+"""The robot model: a tree of rigid bodies with joints, frames, limits and physical parameters.
+
+Numbering follows the seeds: body 0 is the world (or the fixed base), moving bodies are
+``1..nb`` with ``parent[i] < i``. Per-body arrays have ``nb + 1`` rows so that code indices
+match the book's ``i`` and ``lambda(i)``. A ``Model`` is built by :class:`artidyn.ModelBuilder`
+(which the URDF and DH readers use too) and is immutable afterwards: its arrays are read-only.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import unknown_name
+from .joints import FREE, JOINT_NAMES, SPHERICAL
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A named frame rigidly attached to a body.
+
+    ``placement`` is the 4x4 transform of the frame in the body frame. ``kind`` is one of
+    ``"body"`` (the body frame itself), ``"link"`` (a URDF link lumped by a fixed joint),
+    ``"joint"`` or ``"op"`` (an operational frame added by the user).
+    """
+
+    name: str
+    body: int
+    placement: np.ndarray
+    kind: str = "op"
+
+
+@dataclass
+class LoadNote:
+    """One entry of a model's load report: a default applied or a tag ignored by a reader."""
+
+    kind: str  # "default" | "ignored" | "info"
+    element: str  # e.g. "link 'base_link'" or "joint 'elbow'"
+    message: str
+    line: int | None = None
+
+    def __str__(self):
+        where = f" (line {self.line})" if self.line else ""
+        return f"[{self.kind}] {self.element}{where}: {self.message}"
+
+
+@dataclass
+class LoadReport:
+    """What a reader did without being told: defaults applied, tags ignored."""
+
+    source: str = ""
+    notes: list = field(default_factory=list)
+
+    def add(self, kind, element, message, line=None):
+        self.notes.append(LoadNote(kind, element, message, line))
+
+    @property
+    def defaults(self):
+        return [n for n in self.notes if n.kind == "default"]
+
+    @property
+    def ignored(self):
+        return [n for n in self.notes if n.kind == "ignored"]
+
+    def __len__(self):
+        return len(self.notes)
+
+    def __iter__(self):
+        return iter(self.notes)
+
+    def __str__(self):
+        if not self.notes:
+            return f"{self.source}: nothing to report"
+        return "\n".join([f"{self.source}: {len(self.notes)} note(s)"] + [f"  {n}" for n in self.notes])
+
+
+def _ro(a):
+    a = np.array(a)
+    a.flags.writeable = False
+    return a
+
+
+class Model:
+    """Immutable description of a rigid-body tree. Build it with :class:`artidyn.ModelBuilder`.
+
+    Attributes (``nb`` moving bodies, rows indexed by body number, row 0 = world)
+    ----------
+    name : str
+    nb, nq, nv : int
+    body_names, joint_names : list of str (length nb + 1; ``joint_names[0] == ""``)
+    parent : (nb+1,) int, ``parent[0] == -1``
+    joint_type : (nb+1,) int codes of :mod:`artidyn.joints` (row 0: -1)
+    joint_kind : list of str: "revolute", "continuous", "prismatic", "spherical", "free"
+    joint_axis : (nb+1, 3) unit axis in the joint frame
+    joint_placement : (nb+1, 4, 4) joint frame in the parent body frame at q = 0
+    idx_q, nq_joint, idx_v, nv_joint : (nb+1,) int
+    S : list of (6, nv_i) motion subspaces (row 0: empty)
+    mass : (nb+1,), com : (nb+1, 3), inertia_com : (nb+1, 3, 3) (body axes), I : (nb+1, 6, 6)
+        inertia of each body (fixed children lumped in), about the body origin
+    lower, upper : (nq,) position limits (+-inf when none; quaternions: -1 .. 1)
+    velocity_limit, effort_limit : (nv,) (inf when none)
+    armature, damping, coulomb : (nv,) rotor inertia, viscous and Coulomb joint friction
+    actuated : (nv,) bool
+    gravity : (3,)
+    frames : list of :class:`Frame`
+    """
+
+    def __init__(self, **fields):
+        object.__setattr__(self, "_cache", {})
+        for key, value in fields.items():
+            if isinstance(value, np.ndarray):
+                value = _ro(value)
+            object.__setattr__(self, key, value)
+        object.__setattr__(self, "_frame_index", {f.name: k for k, f in enumerate(self.frames)})
+        object.__setattr__(self, "_body_index", {n: k for k, n in enumerate(self.body_names)})
+        object.__setattr__(self, "_joint_index", {n: k for k, n in enumerate(self.joint_names) if k > 0})
+        children = [[] for _ in range(self.nb + 1)]
+        for i in range(1, self.nb + 1):
+            children[self.parent[i]].append(i)
+        object.__setattr__(self, "children", [tuple(c) for c in children])
+
+    def __setattr__(self, key, value):
+        raise AttributeError("a Model is immutable; build a new one with ModelBuilder")
+
+    # --- sizes and topology ----------------------------------------------------------------
+    @property
+    def has_floating_base(self):
+        return self.nb > 0 and self.joint_type[1] == FREE
+
+    @property
+    def dof(self):
+        return self.nv
+
+    def body_id(self, name):
+        """Body number of a body name (or of the body a frame is attached to)."""
+        if isinstance(name, (int, np.integer)):
+            if not 0 <= name <= self.nb:
+                raise IndexError(f"body index {name} out of range 0..{self.nb} in model '{self.name}'")
+            return int(name)
+        if name in self._body_index:
+            return self._body_index[name]
+        if name in self._frame_index:
+            return self.frames[self._frame_index[name]].body
+        raise unknown_name("body", name, self.body_names, self.name)
+
+    def joint_id(self, name):
+        """Body number ``i`` of the joint named ``name`` (joint i moves body i)."""
+        if isinstance(name, (int, np.integer)):
+            return self.body_id(name)
+        if name in self._joint_index:
+            return self._joint_index[name]
+        raise unknown_name("joint", name, list(self._joint_index), self.name)
+
+    def frame(self, name):
+        """The :class:`Frame` named ``name`` (a body name works too)."""
+        if isinstance(name, Frame):
+            return name
+        if name in self._frame_index:
+            return self.frames[self._frame_index[name]]
+        if isinstance(name, (int, np.integer)):
+            return Frame(self.body_names[self.body_id(name)], self.body_id(name), np.eye(4), "body")
+        raise unknown_name("frame", name, list(self._frame_index), self.name)
+
+    @property
+    def frame_names(self):
+        return [f.name for f in self.frames]
+
+    def q_slice(self, joint):
+        i = self.joint_id(joint)
+        return slice(int(self.idx_q[i]), int(self.idx_q[i] + self.nq_joint[i]))
+
+    def v_slice(self, joint):
+        i = self.joint_id(joint)
+        return slice(int(self.idx_v[i]), int(self.idx_v[i] + self.nv_joint[i]))
+
+    def support(self, body):
+        """Bodies from the root to ``body`` (inclusive), world excluded: the path to the root."""
+        i = self.body_id(body)
+        path = []
+        while i > 0:
+            path.append(i)
+            i = int(self.parent[i])
+        return path[::-1]
+
+    def subtree(self, body):
+        """``body`` and all its descendants, in increasing order."""
+        i = self.body_id(body)
+        out, stack = [], [i]
+        while stack:
+            k = stack.pop()
+            out.append(k)
+            stack.extend(self.children[k])
+        return sorted(out)
+
+    def dof_of_body(self, body):
+        """Indices in v of the joint moving ``body``."""
+        i = self.body_id(body)
+        return list(range(int(self.idx_v[i]), int(self.idx_v[i] + self.nv_joint[i])))
+
+    @property
+    def total_mass(self):
+        return float(np.sum(self.mass[1:]))
+
+    def __repr__(self):
+        base = "floating" if self.has_floating_base else "fixed"
+        return (f"Model('{self.name}', {self.nb} bodies, nq={self.nq}, nv={self.nv}, {base} base, "
+                f"mass={self.total_mass:.4g} kg)")
+
+    def summary(self):
+        """A multi-line text description: tree, joints, dof, masses."""
+        lines = [repr(self)]
+        lines.append(f"  gravity: {np.array2string(np.asarray(self.gravity), precision=4)}")
+        lines.append(f"  {'#':>3} {'body':<24} {'parent':<18} {'joint':<22} {'type':<10} {'q idx':<7} {'mass':>9}")
+        for i in range(1, self.nb + 1):
+            p = self.body_names[self.parent[i]]
+            q0 = int(self.idx_q[i])
+            qs = f"{q0}" if self.nq_joint[i] == 1 else f"{q0}:{q0 + self.nq_joint[i]}"
+            lines.append(f"  {i:>3} {self.body_names[i]:<24} {p:<18} {self.joint_names[i]:<22} "
+                         f"{self.joint_kind[i]:<10} {qs:<7} {self.mass[i]:>9.4g}")
+        extra = [f.name for f in self.frames if f.kind in ("link", "op")]
+        if extra:
+            lines.append(f"  other frames: {', '.join(extra[:20])}{' ...' if len(extra) > 20 else ''}")
+        return "\n".join(lines)
+
+    def describe_joint(self, i):
+        return f"joint '{self.joint_names[i]}' ({JOINT_NAMES.get(int(self.joint_type[i]), '?')}) of body '{self.body_names[i]}'"
+
+    @property
+    def quaternion_slices(self):
+        """Slices of q that hold unit quaternions (spherical and free joints)."""
+        out = []
+        for i in range(1, self.nb + 1):
+            if self.joint_type[i] == SPHERICAL:
+                out.append(slice(int(self.idx_q[i]), int(self.idx_q[i]) + 4))
+            elif self.joint_type[i] == FREE:
+                out.append(slice(int(self.idx_q[i]) + 3, int(self.idx_q[i]) + 7))
+        return out

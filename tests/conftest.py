@@ -1,0 +1,44 @@
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+
+def example_robot_data_dir():
+    """Folder of the URDFs shipped by the PyPI package example-robot-data (or None)."""
+    try:
+        from importlib.metadata import distribution
+        dist = distribution("example-robot-data")
+    except Exception:
+        return None
+    for f in dist.files or []:
+        s = str(f)
+        if s.endswith("package.xml") and "example-robot-data" in s:
+            root = pathlib.Path(dist.locate_file(f)).parent / "robots"
+            if root.is_dir():
+                return root
+    return None
+
+
+ERD = example_robot_data_dir()
+ERD_URDFS = sorted(ERD.rglob("*.urdf")) if ERD else []
+
+
+def erd_urdf(stem):
+    """Path of the example-robot-data URDF whose file name is ``stem``.urdf."""
+    for p in ERD_URDFS:
+        if p.stem == stem:
+            return p
+    pytest.skip(f"example-robot-data URDF {stem} not available")
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
+
+
+@pytest.fixture(scope="session")
+def zoo():
+    from artidyn.models import zoo as make
+    return make(0)
