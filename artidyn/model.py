@@ -120,6 +120,32 @@ class Model:
     def __setattr__(self, key, value):
         raise AttributeError("a Model is immutable; build a new one with ModelBuilder")
 
+    def replace(self, **changes):
+        """A copy of the model with some fields replaced, e.g. ``model.replace(damping=d)``.
+
+        Per-dof parameters (armature, damping, coulomb, velocity_limit, effort_limit: (nv,);
+        actuated: (nv,) bool; lower, upper: (nq,)) and gravity (3,) are checked for shape.
+        """
+        sizes = {"armature": self.nv, "damping": self.nv, "coulomb": self.nv, "actuated": self.nv,
+                 "velocity_limit": self.nv, "effort_limit": self.nv, "lower": self.nq, "upper": self.nq,
+                 "gravity": 3}
+        fields = {k: v for k, v in self.__dict__.items() if not k.startswith("_") and k != "children"}
+        for key, value in changes.items():
+            if key not in fields:
+                raise AttributeError(f"Model has no field '{key}'")
+            if key in sizes:
+                arr = np.array(value, dtype=bool if key == "actuated" else float)
+                arr = np.broadcast_to(arr, (sizes[key],)).copy() if arr.ndim == 0 else arr
+                if arr.shape != (sizes[key],):
+                    from .errors import ShapeError
+                    raise ShapeError(f"{key} has {arr.size} entries, model '{self.name}' needs {sizes[key]}")
+                if key in ("armature", "damping", "coulomb") and (np.any(arr < 0) or not np.all(np.isfinite(arr))):
+                    from .errors import ModelError
+                    raise ModelError(f"{key} must be finite and >= 0, got {arr.tolist()}")
+                value = arr
+            fields[key] = value
+        return Model(**fields)
+
     # --- sizes and topology ----------------------------------------------------------------
     @property
     def has_floating_base(self):
