@@ -9,6 +9,6 @@ from .builder import ModelBuilder  # noqa: F401
 from .configuration import (difference, integrate, neutral, random_configuration,  # noqa: F401
                             random_velocity, within_limits)
 from .kinematics import body_placements, frame_placement, jacobian  # noqa: F401
-from . import spatial  # noqa: F401
+from . import spatial, models  # noqa: F401
 
 __version__ = "0.1.0"
