@@ -9,6 +9,17 @@ from .builder import ModelBuilder  # noqa: F401
 from .configuration import (difference, integrate, neutral, random_configuration,  # noqa: F401
                             random_velocity, within_limits)
 from .kinematics import body_placements, frame_placement, jacobian  # noqa: F401
+from .kinematics import (body_accelerations, body_velocities, center_of_mass,  # noqa: F401
+                         com_acceleration, com_jacobian, com_velocity, frame_acceleration,
+                         frame_velocity, jacobian_bias, jacobian_derivative)
+from .dynamics import (aba, actuation_matrix, centroidal_momentum, crba, external_wrench,  # noqa: F401
+                       friction_torque, gravity_torque, joint_wrenches, kinetic_energy,
+                       mechanical_energy, momentum, potential_energy, rnea)
+from .dynamics import (christoffel, coriolis_matrix, gaha, mass_matrix_derivative,  # noqa: F401
+                       newton_euler_nonrecursive, nonlinear_effects)
+from .io.urdf import load_urdf  # noqa: F401
+from .io import load  # noqa: F401
+from .io.dh import from_dh  # noqa: F401
 from . import spatial, models  # noqa: F401
 
 __version__ = "0.1.0"

@@ -19,15 +19,29 @@ from .spatial.rotations import rpy_to_matrix
 INERTIA_TOL = 1e-9  # relative tolerance of the physical-consistency checks
 
 
-def placement_from(placement=None, xyz=None, rpy=None):
-    """A 4x4 transform from either ``placement`` or (``xyz``, ``rpy``)."""
+def placement_from(placement=None, xyz=None, rpy=None, where="placement"):
+    """A 4x4 transform from either ``placement`` or (``xyz``, ``rpy``).
+
+    A given ``placement`` must be a rigid transform: a proper rotation (R^T R = 1 within 1e-6,
+    det R = +1), last row (0, 0, 0, 1); ``where`` names it in the error message.
+    """
     if placement is not None:
         T = np.array(placement, dtype=float)
         if T.shape != (4, 4):
-            raise ModelError(f"placement must be a 4x4 transform, got shape {T.shape}")
+            raise ModelError(f"{where} must be a 4x4 transform, got shape {T.shape}")
+        if not np.all(np.isfinite(T)):
+            raise ModelError(f"{where} is not finite: {T.tolist()}")
+        R = T[:3, :3]
+        err = np.abs(R.T @ R - np.eye(3)).max()
+        if err > 1e-6 or np.linalg.det(R) < 0 or np.abs(T[3] - [0, 0, 0, 1]).max() > 1e-12:
+            raise ModelError(f"{where} is not a rigid transform: rotation orthogonality error {err:.3g}, "
+                             f"det {np.linalg.det(R):.6g}, last row {T[3].tolist()} (expected (0, 0, 0, 1))")
         return T
-    R = rpy_to_matrix(np.asarray(rpy if rpy is not None else (0, 0, 0), dtype=float))
-    return homogeneous(R, np.asarray(xyz if xyz is not None else (0, 0, 0), dtype=float))
+    xyz = np.asarray(xyz if xyz is not None else (0, 0, 0), dtype=float)
+    rpy = np.asarray(rpy if rpy is not None else (0, 0, 0), dtype=float)
+    if xyz.shape != (3,) or rpy.shape != (3,):
+        raise ModelError(f"{where}: xyz and rpy need 3 entries each, got {xyz.tolist()} and {rpy.tolist()}")
+    return homogeneous(rpy_to_matrix(rpy), xyz)
 
 
 def check_inertia(where, mass, com, inertia, allow_zero_mass=True):
@@ -133,7 +147,7 @@ class ModelBuilder:
         n.joint_name = joint_name or ("root_joint" if n.jtype == FREE else f"{name}_joint")
         if n.moving and any(getattr(o, "joint_name", None) == n.joint_name for o in self._nodes.values() if o.moving):
             raise ModelError(self._where(f"duplicate joint name '{n.joint_name}' (body '{name}')"))
-        n.T = placement_from(placement, xyz, rpy)
+        n.T = placement_from(placement, xyz, rpy, where=self._where(f"body '{name}': placement"))
         if not np.all(np.isfinite(n.T)):
             raise ModelError(self._where(f"joint '{n.joint_name}': placement is not finite: {n.T.tolist()}"))
         ax = np.asarray(axis, dtype=float)
@@ -173,7 +187,7 @@ class ModelBuilder:
         self._check_new_name(name)
         if not self._known(parent) and not any(f[0] == parent for f in self._frames):
             raise ModelError(self._where(f"frame '{name}': parent '{parent}' does not exist"))
-        self._frames.append((name, parent, placement_from(placement, xyz, rpy), kind))
+        self._frames.append((name, parent, placement_from(placement, xyz, rpy, self._where(f"frame '{name}': placement")), kind))
         return name
 
     def set_mass(self, body, mass, com=(0, 0, 0), inertia=None):
@@ -190,21 +204,40 @@ class ModelBuilder:
         or a dict). Each mirrored frame is the reflected frame made right-handed again by a local
         reflection D (same ``normal``): ``W' = Refl W D``. Hence revolute axes become ``-D u``,
         prismatic axes ``D u``, centres of mass ``D c`` and inertias ``D I D``, so that equal
-        values of the mirrored 1-dof joint variables give mirror-image placements. Spherical
-        joints take the conjugated quaternion. Returns the list of new body names.
+        values of the mirrored 1-dof joint variables give mirror-image placements. A spherical
+        joint's rotation R becomes D R D = R(-D u, theta): the mirror-image configuration takes
+        the quaternion (-D xyz, w) and the angular velocity -D omega (a pseudovector). Frames
+        added on the limb's bodies (or on such frames) are mirrored too. Returns the list of new
+        body names.
         """
         if root not in self._nodes:
             raise unknown_name("body", root, self._order, self.name)
         nrm = np.asarray(normal, dtype=float)
+        if nrm.shape != (3,) or not np.all(np.isfinite(nrm)) or np.linalg.norm(nrm) < 1e-12:
+            raise ModelError(self._where(f"add_mirrored('{root}'): the plane normal must be a non-zero "
+                                         f"3-vector, got {nrm.tolist()}"))
         nrm = nrm / np.linalg.norm(nrm)
         D = np.eye(3) - 2 * np.outer(nrm, nrm)
         D4 = homogeneous(D, np.zeros(3))
         refl = homogeneous(D, 2 * np.dot(np.asarray(point, float), nrm) * nrm)
-        name_of = rename if callable(rename) else (lambda s: rename[s])
+
+        def name_of(s):
+            try:
+                out = rename(s) if callable(rename) else rename[s]
+            except KeyError:
+                raise ModelError(self._where(f"add_mirrored('{root}'): rename has no entry for '{s}'")) from None
+            if not isinstance(out, str) or not out or out == s:
+                raise ModelError(self._where(f"add_mirrored('{root}'): rename maps '{s}' to {out!r}; "
+                                             f"the mirrored name must be a new non-empty string"))
+            return out
         limb = [root]
         for name in self._order:
             if self._nodes[name].parent in limb and name not in limb:
                 limb.append(name)
+        for name in limb:  # every new name first, so that a bad rename changes nothing
+            name_of(name)
+            if self._nodes[name].moving:
+                name_of(self._nodes[name].joint_name)
         new = []
         for name in limb:
             n = self._nodes[name]
@@ -217,9 +250,11 @@ class ModelBuilder:
                           upper=n.upper, velocity=n.velocity, effort=n.effort, armature=n.armature,
                           damping=n.damping, coulomb=n.coulomb, actuated=n.actuated)
             new.append(name_of(name))
+        members = set(limb)
         for fname, parent, P, kind in list(self._frames):
-            if parent in limb:
+            if parent in members:
                 self.add_frame(name_of(fname), name_of(parent), D4 @ P @ D4, kind=kind)
+                members.add(fname)
         return new
 
     # --- build ----------------------------------------------------------------------------------

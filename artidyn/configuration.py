@@ -30,8 +30,13 @@ def as_batch(model, x, name, size_attr, allow_object=True):
     if arr.ndim not in (1, 2) or arr.shape[-1] != size:
         what = f"nq = {model.nq}" if size_attr == "nq" else (f"nv = {model.nv}" if size_attr == "nv" else f"{size}")
         got = arr.shape[-1] if arr.ndim in (1, 2) else arr.shape
+        hint = ""
+        if model.nq != model.nv and size_attr in ("nq", "nv") and got in (model.nq, model.nv):
+            hint = ("; this is nv: a velocity passed as a configuration?" if size_attr == "nq"
+                    else "; this is nq: a configuration passed as a velocity?")
         raise ShapeError(f"{name} has {got} entries, model '{model.name}' needs {what} "
-                         f"(one state of shape ({size},) or a batch of shape (N, {size})); got shape {arr.shape}")
+                         f"(one state of shape ({size},) or a batch of shape (N, {size})); got shape {arr.shape}"
+                         f"{hint}")
     if arr.dtype != object and not np.all(np.isfinite(arr)):
         bad = np.argwhere(~np.isfinite(np.atleast_2d(arr)))[0]
         raise InputError(f"{name} contains NaN or infinite values (first at state {bad[0]}, entry {bad[1]}) "
@@ -44,16 +49,16 @@ def as_q(model, q, name="q", tol=QUAT_TOL):
     Q, single = as_batch(model, q, name, "nq")
     if Q.dtype == object or not model.quaternion_slices:
         return Q, single
-    Q = Q.copy() if Q.dtype == float else Q.astype(float)
+    Q = Q.astype(np.result_type(Q.dtype, float))  # a copy; complex stays complex (complex step)
     for s in model.quaternion_slices:
-        n = np.linalg.norm(Q[:, s], axis=1)
-        bad = np.abs(n - 1) > tol
+        n = np.sqrt(np.sum(Q[:, s] * Q[:, s], axis=1))  # analytic norm: equals |q| for real q
+        bad = np.abs(n.real - 1) > tol
         if np.any(bad):
             k = int(np.argmax(bad))
             j = _joint_at_q(model, s.start)
             raise InputError(
                 f"{name}[{s.start}:{s.stop}] (joint '{model.joint_names[j]}') is not a unit quaternion "
-                f"(x, y, z, w): norm {n[k]:.9g}{'' if single else f' in state {k}'}, allowed 1 +/- {tol:g}; "
+                f"(x, y, z, w): norm {n[k].real:.9g}{'' if single else f' in state {k}'}, allowed 1 +/- {tol:g}; "
                 f"normalise it or move with artidyn.integrate")
         Q[:, s] /= n[:, None]
     return Q, single
@@ -64,6 +69,15 @@ def _joint_at_q(model, k):
         if model.idx_q[i] <= k < model.idx_q[i] + model.nq_joint[i]:
             return i
     return 0
+
+
+def batch_size(model, **sizes):
+    """The common batch size N of arguments with ``sizes[name]`` states each (1 broadcasts)."""
+    N = max(sizes.values())
+    if any(n not in (1, N) for n in sizes.values()):
+        raise ShapeError(f"batch sizes do not match for model '{model.name}': "
+                         + ", ".join(f"{k} has {n} states" for k, n in sizes.items()))
+    return N
 
 
 def unbatch(x, single):
@@ -86,7 +100,7 @@ def integrate(model, q, v):
     """
     Q, single = as_q(model, q)
     V, single_v = as_batch(model, v, "v", "nv")
-    N = max(Q.shape[0], V.shape[0])
+    N = batch_size(model, q=Q.shape[0], v=V.shape[0])
     Q = np.broadcast_to(Q, (N, model.nq))
     V = np.broadcast_to(V, (N, model.nv))
     out = np.array(Q, dtype=float)
@@ -109,6 +123,7 @@ def difference(model, q0, q1):
     """The velocity v with integrate(q0, v) == q1 (on the manifold, shortest rotation)."""
     Q0, s0 = as_q(model, q0, "q0")
     Q1, s1 = as_q(model, q1, "q1")
+    batch_size(model, q0=Q0.shape[0], q1=Q1.shape[0])
     Q0, Q1 = np.broadcast_arrays(Q0, Q1)
     out = np.zeros((Q0.shape[0], model.nv))
     for i in range(1, model.nb + 1):
@@ -141,7 +156,8 @@ def _quat_normal(q):
 def random_configuration(model, rng=None, size=None, position_bound=1.0):
     """A random configuration inside the joint limits.
 
-    Unlimited revolute joints: uniform in [-pi, pi]; unlimited prismatic: [-1, 1] m; floating
+    Unlimited revolute joints: uniform in [-pi, pi]; unlimited prismatic: [-1, 1] m (a joint
+    limited on one side only: a window of width 2 pi or 2 m from that limit); floating
     base: position uniform in [-position_bound, position_bound]^3, orientation a uniform random
     unit quaternion; spherical: uniform unit quaternion. ``size`` gives a batch (size, nq).
     """
@@ -159,6 +175,8 @@ def random_configuration(model, rng=None, size=None, position_bound=1.0):
         else:
             lo, hi = model.lower[iq], model.upper[iq]
             default = np.pi if model.joint_kind[i] in ("revolute", "continuous") else 1.0
+            if np.isfinite(lo) != np.isfinite(hi):  # one-sided limit: a window of width 2 default
+                lo, hi = (lo, lo + 2 * default) if np.isfinite(lo) else (hi - 2 * default, hi)
             lo = lo if np.isfinite(lo) else -default
             hi = hi if np.isfinite(hi) else default
             q[:, iq] = rng.uniform(lo, hi, size=N)

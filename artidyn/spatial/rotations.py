@@ -4,6 +4,8 @@ The seed's "matrice de passage" P is the rotation matrix R whose columns are the
 new frame in the old one. Functions accept leading batch axes. Quaternions are scalar-last
 ``(x, y, z, w)`` as in scipy and pinocchio.
 """
+import warnings
+
 import numpy as np
 
 from ._num import cos, sin
@@ -175,15 +177,24 @@ def rpy_to_matrix(rpy):
     return rotz(rpy[..., 2]) @ roty(rpy[..., 1]) @ rotx(rpy[..., 0])
 
 
-def matrix_to_rpy(R):
-    """Inverse of :func:`rpy_to_matrix`; pitch in [-pi/2, pi/2]. At gimbal lock roll is set to 0."""
-    R = np.asarray(R, dtype=float)
-    pitch = np.arcsin(np.clip(-R[..., 2, 0], -1, 1))
-    cp = np.cos(pitch)
-    lock = np.abs(cp) < 1e-9
-    roll = np.where(lock, 0.0, np.arctan2(R[..., 2, 1], R[..., 2, 2]))
-    yaw = np.where(lock, np.arctan2(-R[..., 0, 1], R[..., 1, 1]), np.arctan2(R[..., 1, 0], R[..., 0, 0]))
-    return np.stack([roll, pitch, yaw], -1)
+def matrix_to_rpy(R, return_flag=False):
+    """Inverse of :func:`rpy_to_matrix`: the extrinsic ``"xyz"`` angles (roll, pitch, yaw).
+
+    Pitch in [-pi/2, pi/2], roll and yaw in (-pi, pi]. At gimbal lock (pitch = +/- pi/2) yaw is
+    set to 0 and a :class:`~artidyn.spatial.euler.GimbalLockWarning` is issued, unless
+    ``return_flag`` is True, which also returns the boolean lock flags (see
+    :func:`~artidyn.spatial.euler.matrix_to_euler`).
+    """
+    from .euler import GimbalLockWarning, matrix_to_euler
+
+    rpy, lock = matrix_to_euler(R, "xyz", return_flag=True)
+    if return_flag:
+        return rpy, lock
+    if np.any(lock):
+        warnings.warn(f"gimbal lock in matrix_to_rpy ({int(np.sum(lock))} of {lock.size} matrices): "
+                      "pitch = +/- pi/2, roll and yaw not unique; yaw was set to 0",
+                      GimbalLockWarning, stacklevel=2)
+    return rpy
 
 
 def exp6(nu):

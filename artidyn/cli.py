@@ -1,0 +1,150 @@
+"""The ``artidyn`` command line (also ``python -m artidyn``).
+
+    artidyn info MODEL                 tree, joints, dof, masses, limits, DH table, load report
+    artidyn fk MODEL --q ... [--frame F] [--deg]   placement of a frame: 4x4, xyz, rpy, quaternion
+    artidyn report MODEL [--out DIR]   model report (artidyn.report.build_report)
+
+MODEL is a built-in name (puma560, rx90, planar2r, pendulum, cart_pendulum), a model file
+(.urdf, or a DH table .toml / .yaml) or an example-robot-data URDF stem (e.g. ur5_robot).
+
+Other modules add subcommands: each module of ``COMMAND_MODULES`` provides
+``register(subparsers)``, which adds its parsers and sets ``func`` (``args -> int or None``) with
+``parser.set_defaults(func=...)``; :func:`add_model_argument` and :func:`model_from` help.
+Errors print one line ``artidyn: error: ...`` on stderr and exit with status 2.
+"""
+import argparse
+import importlib
+import sys
+
+import numpy as np
+
+COMMAND_MODULES = ["artidyn.ik.commands", "artidyn.sim.commands"]
+EXIT_ERROR = 2
+
+
+def add_model_argument(parser):
+    parser.add_argument("model", metavar="MODEL",
+                        help="built-in name, .urdf / .toml / .yaml file or example-robot-data stem")
+
+
+def model_from(name):
+    """The model named on the command line (see :func:`artidyn.load`)."""
+    from .io import load
+    return load(name)
+
+
+def parse_q(model, values, deg=False, what="--q"):
+    """A configuration from command-line numbers (commas or spaces); degrees for revolute joints."""
+    from .configuration import neutral
+    from .errors import InputError, ShapeError
+    if not values:
+        return neutral(model)
+    items = [v for s in values for v in str(s).replace(",", " ").split()]
+    try:
+        q = np.array([float(v) for v in items])
+    except ValueError:
+        raise InputError(f"{what}: numbers expected, got {' '.join(items)!r}") from None
+    if q.shape != (model.nq,):
+        raise ShapeError(f"{what} has {q.size} values, model '{model.name}' needs nq = {model.nq} "
+                         f"(joints: {', '.join(model.joint_names[1:])})")
+    if deg:
+        for i in range(1, model.nb + 1):
+            if model.joint_kind[i] in ("revolute", "continuous"):
+                q[model.idx_q[i]] = np.radians(q[model.idx_q[i]])
+    return q
+
+
+# --- commands ----------------------------------------------------------------------------------
+def cmd_info(args):
+    from .report import dh_section, model_section
+    model = model_from(args.model)
+    parts = [model_section(model, None), dh_section(model, None)]
+    print("\n\n".join(p for p in parts if p))
+    return 0
+
+
+def cmd_fk(args):
+    from .kinematics import frame_placement
+    from .spatial.rotations import matrix_to_quat, matrix_to_rpy
+    model = model_from(args.model)
+    q = parse_q(model, args.q, args.deg)
+    frame = args.frame if args.frame is not None else model.body_names[-1]
+    T = frame_placement(model, q, frame)
+    rpy, lock = matrix_to_rpy(T[:3, :3], return_flag=True)
+    quat = matrix_to_quat(T[:3, :3])
+    T, rpy, quat = T + 0.0, rpy + 0.0, quat + 0.0  # no "-0." in the print-out
+    with np.printoptions(precision=6, suppress=True):
+        print(f"model '{model.name}', frame '{frame}', q = {q}")
+        print("placement in the world (4x4):")
+        print(T)
+        print(f"xyz (m):              {T[:3, 3]}")
+        print(f"rpy (rad):            {rpy}   (R = Rz(yaw) Ry(pitch) Rx(roll))" + ("  gimbal lock" if lock else ""))
+        print(f"rpy (deg):            {np.degrees(rpy)}")
+        print(f"quaternion (x y z w): {quat}")
+    return 0
+
+
+def cmd_report(args):
+    from .report import build_report
+    model = model_from(args.model)
+    text = build_report(model, args.out)
+    print(text, end="")
+    if args.out:
+        print(f"(written to {args.out}/report.md)", file=sys.stderr)
+    return 0
+
+
+def _register_core(sub):
+    p = sub.add_parser("info", help="describe a model: tree, joints, masses, limits, DH table")
+    add_model_argument(p)
+    p.set_defaults(func=cmd_info)
+    p = sub.add_parser("fk", help="direct geometric model: placement of a frame")
+    add_model_argument(p)
+    p.add_argument("--q", nargs="+", default=None, metavar="Q",
+                   help="configuration (nq numbers, spaces or commas); default: neutral")
+    p.add_argument("--frame", default=None, help="frame or body name (default: the last body)")
+    p.add_argument("--deg", action="store_true", help="revolute joint values in degrees")
+    p.set_defaults(func=cmd_fk)
+    p = sub.add_parser("report", help="model report (Markdown)")
+    add_model_argument(p)
+    p.add_argument("--out", default=None, metavar="DIR", help="also write report.md (and files) in DIR")
+    p.set_defaults(func=cmd_report)
+
+
+def _register_plugins(sub):
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # not written yet: skip only that module (or its package)
+            if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
+                continue
+            raise
+        module.register(sub)
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="artidyn", description="Modelling and dynamics of articulated systems.")
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"artidyn {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    _register_core(sub)
+    _register_plugins(sub)
+    return parser
+
+
+def main(argv=None):
+    """Run the command line; returns the exit status (0, or 2 on an error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status = args.func(args)
+    except (KeyError, ValueError, OSError) as exc:  # artidyn's errors are ValueError / KeyError
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"artidyn: error: {msg}", file=sys.stderr)
+        return EXIT_ERROR
+    return 0 if status is None else int(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

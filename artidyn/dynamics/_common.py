@@ -1,0 +1,56 @@
+"""Pieces shared by the dynamics algorithms: input checks and the joint transforms X_up.
+
+Every reference algorithm is an internal batch function on 2-D arrays (``Q`` (N, nq),
+``V`` (N, nv) ...) wrapped by a public function that checks its inputs. The batch functions
+are dtype-generic (float64, complex128 for complex-step derivatives, object arrays of SymPy
+expressions) and loop over bodies, never over states.
+"""
+import numpy as np
+
+from ..errors import InputError, ShapeError
+from ..kinematics import _joint_transforms as joint_transforms  # noqa: F401  X_up[i]: body i in its parent
+from ..kinematics import _states as batch_inputs  # noqa: F401  (Q, [V, A ...], single), common batch size
+
+
+def gravity_acceleration(model, N, dtype):
+    """The seed's fictitious base acceleration a_0 = -[0; g], shape (N, 6)."""
+    a0 = np.zeros((N, 6), dtype)
+    a0[:, 3:] = -np.asarray(model.gravity, dtype=float)
+    return a0
+
+
+def inverse(D):
+    """Inverse of a batch of small square matrices D (N, k, k), for any dtype.
+
+    float / complex: ``np.linalg.inv`` (analytic in the entries, so complex-step safe);
+    1x1: a division; object (SymPy) k > 1: ``sympy.Matrix.inv`` per state (symbolic only).
+    """
+    k = D.shape[-1]
+    if k == 1:
+        return 1 / D
+    if D.dtype != object:
+        return np.linalg.inv(D)
+    import sympy
+    out = np.empty(D.shape, dtype=object)
+    for n in range(D.shape[0]):  # symbolic slow path: sympy has no batched inverse
+        out[n] = np.array(sympy.Matrix(D[n]).inv(), dtype=object)
+    return out
+
+
+def external_forces(model, f_ext, N):
+    """Check f_ext: None, (nb+1, 6) or (N, nb+1, 6) -> (N, nb+1, 6) or None. Row 0 is ignored."""
+    if f_ext is None:
+        return None
+    F = np.asarray(f_ext)
+    if F.dtype != object and not np.issubdtype(F.dtype, np.complexfloating):
+        F = F.astype(float)
+    shape = (model.nb + 1, 6)
+    if F.shape == shape:
+        F = F[None]
+    if F.ndim != 3 or F.shape[1:] != shape or F.shape[0] not in (1, N):
+        raise ShapeError(f"f_ext has shape {F.shape}, model '{model.name}' needs {shape} "
+                         f"(one wrench [moment; force] per body, row 0 = world) or ({N}, {shape[0]}, 6)")
+    if F.dtype != object and not np.all(np.isfinite(F)):
+        n, i, _ = np.argwhere(~np.isfinite(F))[0]
+        raise InputError(f"f_ext contains NaN or infinite values (body '{model.body_names[i]}', state {n})")
+    return np.broadcast_to(F, (N,) + shape)

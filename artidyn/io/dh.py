@@ -1,0 +1,370 @@
+"""Denavit-Hartenberg tables: classic (1955) and modified (Khalil-Kleinfinger / Craig).
+
+One row per joint i = 1..n, with the constant parameters ``a``, ``alpha``, ``d``, ``theta`` and the
+joint variable q_i added to ``theta`` (revolute) or to ``d`` (prismatic). Frame F_i is attached to
+link i, F_0 to the base (``base`` places F_0 in the world):
+
+* classic:  T_{i-1,i} = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i)    (joint i moves about z_{i-1})
+* modified: T_{i-1,i} = Rx(alpha_i) Tx(a_i) Rz(theta_i) Tz(d_i)    (joint i moves about z_i)
+
+Bodies and frames of the model
+------------------------------
+A joint of :mod:`artidyn.joints` turns about an axis through the origin of its body frame.
+*Modified*: body i's frame IS F_i (joint placement Rx(alpha)Tx(a)Rz(theta)Tz(d), axis z).
+*Classic*: the axis z_{i-1} of joint i does not pass through the origin of F_i when a_i != 0, so
+body i's frame is the joint frame J_i = F_{i-1} Rz(theta_i + q_i) Tz(d_i) (on the joint axis, z
+along it) and F_i = J_i Tx(a_i) Rx(alpha_i). The two coincide when a_i = alpha_i = 0 (e.g. the
+last link of a Puma 560). Either way the frames ``"dh1" .. "dhn"`` are the DH frames F_i,
+``"base"`` is F_0 and ``"tool"`` is F_n @ tool; inertial parameters are read in F_i and moved
+into the body frame.
+
+Row keys (mappings; file rows use the same keys)
+------------------------------------------------
+``joint`` (or ``type``): "revolute" | "prismatic"; ``a``, ``alpha``, ``d``, ``theta``: required
+numbers (m, rad); ``name`` (body name, default ``link<i>``), ``joint_name`` (default
+``joint<i>``); ``mass`` (kg), ``com`` (3, in F_i), ``inertia`` at the centre of mass in F_i axes:
+3x3, or 6 values ``[ixx, iyy, izz, ixy, ixz, iyz]`` (URDF order; NOT the toolbox's xx, yy, zz,
+xy, yz, xz), or 3 principal values, or a mapping {ixx=..., ...}; ``lower``, ``upper``,
+``velocity``, ``effort``, ``armature``, ``damping``, ``coulomb``, ``actuated``.
+Rows without ``mass`` are massless; a table with no inertial data at all (a purely kinematic
+table) gets a nominal 1 kg and inertia 1e-3 * identity at each frame origin so that the dynamics
+stay defined; both are written to the model's load report.
+
+File format (TOML, or YAML when PyYAML is installed)
+----------------------------------------------------
+Top-level keys: ``name``, ``convention`` (required: "classic" | "modified"), ``gravity`` (3),
+``angle_unit`` ("rad" default | "deg": alpha, theta and revolute limits/velocities),
+``base`` and ``tool`` (a 4x4 list or a table {xyz = [..], rpy = [..]}, rpy as URDF: Rz Ry Rx),
+``description`` / ``source`` (free text), and the rows as ``[[joint]]`` tables (YAML: ``joints:``).
+See ``artidyn/models/data/puma560.toml``.
+"""
+import math
+import pathlib
+
+import numpy as np
+
+from ..builder import ModelBuilder
+from ..errors import ModelError, ParseError
+from ..spatial.motion import homogeneous, inv_homogeneous
+from ..spatial.rotations import matrix_to_rpy, rotx, rotz, rpy_to_matrix
+
+CONVENTIONS = {"classic": "classic", "standard": "classic", "dh": "classic",
+               "modified": "modified", "mdh": "modified", "craig": "modified",
+               "khalil": "modified", "khalil-kleinfinger": "modified"}
+JOINT_TYPES = ("revolute", "prismatic")
+REQUIRED = ("a", "alpha", "d", "theta")
+OPTIONAL = ("name", "joint_name", "joint", "type", "mass", "com", "inertia", "lower", "upper",
+            "velocity", "effort", "armature", "damping", "coulomb", "actuated")
+TOP_KEYS = ("name", "convention", "gravity", "angle_unit", "base", "tool", "joint", "joints",
+            "description", "source")
+INERTIA_KEYS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
+NOMINAL_MASS, NOMINAL_INERTIA = 1.0, 1e-3
+
+
+def Tx(a):
+    return homogeneous(None, (a, 0.0, 0.0))
+
+
+def Tz(d):
+    return homogeneous(None, (0.0, 0.0, d))
+
+
+def Rx(alpha):
+    return homogeneous(rotx(alpha), None)
+
+
+def Rz(theta):
+    return homogeneous(rotz(theta), None)
+
+
+def dh_transform(convention, a, alpha, d, theta):
+    """T_{i-1,i}: classic Rz(theta)Tz(d)Tx(a)Rx(alpha), modified Rx(alpha)Tx(a)Rz(theta)Tz(d)."""
+    if _convention(convention) == "classic":
+        return Rz(theta) @ Tz(d) @ Tx(a) @ Rx(alpha)
+    return Rx(alpha) @ Tx(a) @ Rz(theta) @ Tz(d)
+
+
+def _close(word, known):
+    import difflib
+    close = difflib.get_close_matches(str(word), list(known), n=2, cutoff=0.5)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def _convention(convention, err=ModelError, where=""):
+    key = str(convention).strip().lower() if convention is not None else None
+    if key not in CONVENTIONS:
+        got = "no convention given" if convention is None else f"unknown DH convention {convention!r}"
+        raise err(f"{where}{got}: use 'classic' (Denavit-Hartenberg 1955, Rz Tz Tx Rx) or "
+                  f"'modified' (Khalil-Kleinfinger / Craig, Rx Tx Rz Tz)")
+    return CONVENTIONS[key]
+
+
+def _number(value, what, err):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise err(f"{what} must be a number, got {value!r}")
+    x = float(value)
+    if not math.isfinite(x):
+        raise err(f"{what} must be finite, got {value!r}")
+    return x
+
+
+def _numbers(value, n, what, err):
+    vals = value.tolist() if isinstance(value, np.ndarray) else value
+    if not isinstance(vals, (list, tuple)) or len(vals) != n:
+        raise err(f"{what} must be a list of {n} numbers, got {value!r}")
+    return [_number(v, f"{what}[{k}]", err) for k, v in enumerate(vals)]
+
+
+def _inertia(value, what, err):
+    """3x3 inertia from 3x3, 6 values (ixx, iyy, izz, ixy, ixz, iyz), 3 principal values or a mapping."""
+    if isinstance(value, dict):
+        bad = [k for k in value if k not in INERTIA_KEYS]
+        if bad:
+            raise err(f"{what}: unknown key {bad[0]!r} (keys: {', '.join(INERTIA_KEYS)}){_close(bad[0], INERTIA_KEYS)}")
+        value = [value.get(k, 0.0) for k in INERTIA_KEYS]
+    arr = np.asarray(value, dtype=object)
+    if arr.shape == (3, 3):
+        return np.array([_numbers(list(r), 3, f"{what} row {k}", err) for k, r in enumerate(arr)])
+    if arr.shape == (6,):
+        xx, yy, zz, xy, xz, yz = _numbers(list(arr), 6, what, err)
+        return np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+    if arr.shape == (3,):
+        return np.diag(_numbers(list(arr), 3, what, err))
+    raise err(f"{what} must be 3x3, 6 values [ixx, iyy, izz, ixy, ixz, iyz] or 3 principal values, got {value!r}")
+
+
+def _transform(value, what, err):
+    """A 4x4 transform from None, a 4x4 array or a mapping {xyz, rpy}."""
+    if value is None:
+        return np.eye(4)
+    if isinstance(value, dict):
+        bad = [k for k in value if k not in ("xyz", "rpy")]
+        if bad:
+            raise err(f"{what}: unknown key {bad[0]!r} (use xyz and rpy)")
+        xyz = _numbers(value.get("xyz", [0, 0, 0]), 3, f"{what}.xyz", err)
+        rpy = _numbers(value.get("rpy", [0, 0, 0]), 3, f"{what}.rpy", err)
+        return homogeneous(rpy_to_matrix(np.array(rpy)), np.array(xyz))
+    T = np.asarray(value, dtype=object)
+    if T.shape != (4, 4):
+        raise err(f"{what} must be a 4x4 transform or {{xyz, rpy}}, got shape {T.shape}")
+    T = np.array([_numbers(list(r), 4, f"{what} row {k}", err) for k, r in enumerate(T)])
+    R = T[:3, :3]
+    if np.abs(R.T @ R - np.eye(3)).max() > 1e-9 or abs(np.linalg.det(R) - 1) > 1e-9 or np.any(T[3] != [0, 0, 0, 1]):
+        raise err(f"{what} is not a rigid transform (rotation block not orthonormal or last row not 0 0 0 1)")
+    return T
+
+
+def normalize_row(row, i, err=ModelError, where="", angle_scale=1.0):
+    """Check one table row (1-based ``i``); return a dict in SI units and radians."""
+    at = f"{where}joint row {i}"
+    if not isinstance(row, dict):
+        raise err(f"{at}: a row must be a mapping with keys a, alpha, d, theta, joint, got {row!r}")
+    at += f" ('{row['name']}')" if isinstance(row.get("name"), str) else ""
+    for key in row:
+        if key not in REQUIRED + OPTIONAL:
+            raise err(f"{at}: unknown key {key!r}{_close(key, REQUIRED + OPTIONAL)}")
+    for key in REQUIRED:
+        if key not in row:
+            raise err(f"{at}: missing key '{key}' (each row needs a, alpha, d, theta and joint)")
+    kinds = {str(row[k]).strip().lower() for k in ("joint", "type") if k in row}
+    if not kinds:
+        raise err(f"{at}: missing key 'joint' (\"revolute\" or \"prismatic\")")
+    if len(kinds) > 1:
+        raise err(f"{at}: 'joint' and 'type' disagree ({sorted(kinds)})")
+    kind = kinds.pop()
+    if kind not in JOINT_TYPES:
+        raise err(f"{at}: unknown joint type {kind!r} (DH rows are 'revolute' or 'prismatic')"
+                  f"{_close(kind, JOINT_TYPES)}")
+    out = {"name": str(row.get("name", f"link{i}")), "joint_name": str(row.get("joint_name", f"joint{i}")),
+           "joint": kind}
+    for key in REQUIRED:
+        out[key] = _number(row[key], f"{at}: '{key}'", err) * (angle_scale if key in ("alpha", "theta") else 1.0)
+    lim_scale = angle_scale if kind == "revolute" else 1.0
+    for key in ("lower", "upper", "velocity"):
+        out[key] = None if row.get(key) is None else _number(row[key], f"{at}: '{key}'", err) * lim_scale
+    for key in ("effort", "armature", "damping", "coulomb"):
+        out[key] = None if row.get(key) is None else _number(row[key], f"{at}: '{key}'", err)
+    out["actuated"] = bool(row.get("actuated", True))
+    if "mass" in row:
+        out["mass"] = _number(row["mass"], f"{at}: 'mass'", err)
+        out["com"] = _numbers(row.get("com", [0, 0, 0]), 3, f"{at}: 'com'", err)
+        out["inertia"] = _inertia(row.get("inertia", np.zeros((3, 3))), f"{at}: 'inertia'", err).tolist()
+    elif "com" in row or "inertia" in row:
+        raise err(f"{at}: 'com' or 'inertia' given without 'mass'")
+    else:
+        out["mass"] = out["com"] = out["inertia"] = None
+    return out
+
+
+def from_dh(rows, convention=None, name=None, gravity=None, base=None, tool=None, angle_unit=None):
+    """Build a :class:`~artidyn.Model` from a DH table, or from a TOML / YAML table file.
+
+    Parameters
+    ----------
+    rows : list of mappings (see the module docstring), or a path to a .toml / .yaml / .yml file
+    convention : "classic" (Rz Tz Tx Rx, 1955) or "modified" (Rx Tx Rz Tz, Khalil-Kleinfinger).
+        Required for rows (never guessed: the two give different robots); overrides the file's.
+    name, gravity (3,), base (4x4 or {xyz, rpy}: F_0 in the world), tool (4x4 or {xyz, rpy}: the
+    tool frame in F_n), angle_unit ("rad" or "deg"): override the file's values when given.
+
+    Returns
+    -------
+    Model with bodies ``link1 .. linkn`` (or the rows' names), frames ``base``, ``dh1 .. dhn``
+    (the DH frames F_i) and ``tool``; ``model.dh`` holds the normalised rows, ``model.dh_convention``
+    the convention.
+    """
+    source, err, spec = "", ModelError, {}
+    if isinstance(rows, (str, pathlib.Path)):
+        source, err = str(rows), ParseError
+        spec = read_dh_file(rows)
+        rows = spec["joint"]
+    where = f"{source}: " if source else ""
+    conv = _convention(convention if convention is not None else spec.get("convention"), err, where)
+    unit = angle_unit if angle_unit is not None else spec.get("angle_unit", "rad")
+    if unit not in ("rad", "deg"):
+        raise err(f"{where}angle_unit must be 'rad' or 'deg', got {unit!r}")
+    scale = math.pi / 180 if unit == "deg" else 1.0
+    if not isinstance(rows, (list, tuple)) or not rows:
+        raise err(f"{where}a DH table needs at least one joint row, got {rows!r}")
+    table = [normalize_row(r, i, err, where, scale) for i, r in enumerate(rows, start=1)]
+    name = name if name is not None else spec.get("name", "dh_robot")
+    g = gravity if gravity is not None else spec.get("gravity", (0.0, 0.0, -9.81))
+    g = _numbers(g, 3, f"{where}gravity", err)
+    T_base = _transform(base if base is not None else spec.get("base"), f"{where}base", err)
+    T_tool = _transform(tool if tool is not None else spec.get("tool"), f"{where}tool", err)
+    b = ModelBuilder(str(name), gravity=g, source=source)
+    try:
+        _add_rows(b, table, conv, T_base, T_tool)
+        b.dh, b.dh_convention = table, conv
+        return b.build()
+    except ModelError as exc:
+        if err is ModelError:
+            raise
+        raise ParseError(str(exc)) from None
+
+
+def _add_rows(b, table, conv, T_base, T_tool):
+    """Bodies link_i with the placements of the module docstring; frames base, dh_i, tool."""
+    kinematic = all(r["mass"] is None for r in table)
+    if kinematic:
+        b.report.add("default", "DH table", f"no inertial parameters: nominal mass {NOMINAL_MASS} kg and "
+                     f"inertia {NOMINAL_INERTIA} * identity at each DH frame origin")
+    K_prev = T_base  # constant transform from the previous body frame to the next joint's frame
+    parent = b.world
+    for i, r in enumerate(table, start=1):
+        if conv == "classic":
+            P = K_prev @ Rz(r["theta"]) @ Tz(r["d"])
+            K = Tx(r["a"]) @ Rx(r["alpha"])  # F_i in the body frame J_i
+        else:
+            P = K_prev @ Rx(r["alpha"]) @ Tx(r["a"]) @ Rz(r["theta"]) @ Tz(r["d"])
+            K = np.eye(4)
+        if r["mass"] is None and kinematic:
+            m, c, I = NOMINAL_MASS, np.zeros(3), NOMINAL_INERTIA * np.eye(3)
+        elif r["mass"] is None:
+            m, c, I = 0.0, np.zeros(3), np.zeros((3, 3))
+            b.report.add("default", f"joint row {i} ('{r['name']}')", "no mass given: massless link")
+        else:
+            m, c, I = r["mass"], np.array(r["com"]), np.array(r["inertia"])
+        R = K[:3, :3]
+        b.add_body(r["name"], parent, r["joint"], joint_name=r["joint_name"], axis=(0, 0, 1), placement=P,
+                   mass=m, com=R @ c + K[:3, 3], inertia=R @ I @ R.T, lower=r["lower"], upper=r["upper"],
+                   velocity=r["velocity"], effort=r["effort"], armature=r["armature"] or 0.0,
+                   damping=r["damping"] or 0.0, coulomb=r["coulomb"] or 0.0, actuated=r["actuated"])
+        b.add_frame(f"dh{i}", r["name"], K, kind="link")
+        K_prev, parent = K, r["name"]
+    b.add_frame("base", b.world, T_base, kind="op")
+    b.add_frame("tool", f"dh{len(table)}", T_tool, kind="op")
+
+
+# --- files -------------------------------------------------------------------------------------
+def read_dh_file(path):
+    """Read a TOML / YAML DH table file into a dict (keys checked, rows under ``"joint"``)."""
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such DH table file")
+    ext = path.suffix.lower()
+    text = path.read_text(encoding="utf-8")
+    if ext == ".toml":
+        try:
+            import tomllib
+        except ModuleNotFoundError:  # Python < 3.11
+            import tomli as tomllib
+        try:
+            spec = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ParseError(f"{path}: invalid TOML: {exc}") from None
+    elif ext in (".yaml", ".yml"):
+        try:
+            import yaml
+        except ModuleNotFoundError:
+            raise ParseError(f"{path}: reading YAML needs PyYAML (pip install pyyaml); or use TOML") from None
+        try:
+            spec = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ParseError(f"{path}: invalid YAML: {exc}") from None
+    else:
+        raise ParseError(f"{path}: unknown DH table file type '{ext}' (use .toml, .yaml or .yml)")
+    if not isinstance(spec, dict):
+        raise ParseError(f"{path}: the file must hold a table of keys (name, convention, joint rows ...)")
+    for key in spec:
+        if key not in TOP_KEYS:
+            raise ParseError(f"{path}: unknown key {key!r}{_close(key, TOP_KEYS)} (known: {', '.join(TOP_KEYS)})")
+    if "joint" in spec and "joints" in spec:
+        raise ParseError(f"{path}: give the rows as 'joint' or 'joints', not both")
+    spec["joint"] = spec.pop("joints", spec.get("joint"))
+    if not spec["joint"]:
+        raise ParseError(f"{path}: no joint rows (add [[joint]] tables)")
+    if "convention" not in spec:
+        raise ParseError(f"{path}: missing key 'convention' ('classic' or 'modified'): the two conventions "
+                         f"give different robots, so it is never guessed")
+    return spec
+
+
+def _fmt(x):
+    return repr(float(f"{float(x):.15g}"))
+
+
+def _toml_value(v):
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return _fmt(v)
+
+
+def to_toml(model, angle_unit="deg", header=""):
+    """TOML text of a model built from a DH table (``model.dh``), readable by :func:`from_dh`."""
+    if not getattr(model, "dh", None):
+        raise ModelError(f"model '{model.name}' was not built from a DH table (model.dh is empty)")
+    scale = 180 / math.pi if angle_unit == "deg" else 1.0
+    lines = [f"# {ln}" for ln in header.splitlines()]
+    lines += [f"name = {_toml_value(model.name)}", f"convention = {_toml_value(model.dh_convention)}",
+              f"angle_unit = {_toml_value(angle_unit)}", f"gravity = {_toml_value(list(model.gravity))}"]
+    n = len(model.dh)
+    placements = {"base": model.frame("base").placement,
+                  "tool": inv_homogeneous(model.frame(f"dh{n}").placement) @ model.frame("tool").placement}
+    for key, T in placements.items():
+        if not np.allclose(T, np.eye(4), atol=1e-15):
+            rpy = matrix_to_rpy(T[:3, :3])
+            lines += ["", f"[{key}]", f"xyz = {_toml_value(T[:3, 3])}", f"rpy = {_toml_value(rpy)}"]
+    for r in model.dh:
+        lines += ["", "[[joint]]"]
+        ang = scale if r["joint"] == "revolute" else 1.0
+        for key in ("name", "joint_name", "joint"):
+            lines.append(f"{key} = {_toml_value(r[key])}")
+        order = ("theta", "d", "a", "alpha") if model.dh_convention == "classic" else ("alpha", "a", "theta", "d")
+        for key in order:
+            lines.append(f"{key} = {_fmt(r[key] * (scale if key in ('alpha', 'theta') else 1.0))}")
+        if r["mass"] is not None:
+            I = np.array(r["inertia"])
+            lines += [f"mass = {_fmt(r['mass'])}", f"com = {_toml_value(r['com'])}",
+                      "inertia = " + _toml_value([I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]])
+                      + "  # ixx, iyy, izz, ixy, ixz, iyz at the com, F_i axes"]
+        for key in ("lower", "upper", "velocity", "effort", "armature", "damping", "coulomb"):
+            if r[key] is not None:
+                lines.append(f"{key} = {_fmt(r[key] * (ang if key in ('lower', 'upper', 'velocity') else 1.0))}")
+        if not r["actuated"]:
+            lines.append("actuated = false")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,157 @@
+"""URDF reader: ``load_urdf(path)`` -> :class:`artidyn.Model`, built through :class:`ModelBuilder`.
+
+``load_urdf`` takes a file name or the URDF text itself (a ``str`` or ``bytes`` starting with
+``<``; :func:`from_string` insists on text). Elements are read by :mod:`.urdf_reader`.
+
+What is read (URDF spec, http://wiki.ros.org/urdf/XML):
+
+* ``<link>``: ``<inertial>`` (``origin xyz rpy``, ``mass``, ``inertia``). A rotated inertial
+  frame is honoured: the tensor given in the inertial frame is rotated into the link axes,
+  ``I_link = R I R^T``, and the centre of mass is ``xyz``. A link without ``<inertial>`` gets
+  mass 0 (report note, kind "default"). Mesh file names of ``<visual>``/``<collision>`` are
+  kept in ``model.meshes[link]`` (not loaded); shapes, origins and materials are not kept.
+* ``<joint>``: revolute, continuous (an unbounded revolute, nq = 1), prismatic, fixed (the child
+  is lumped into its parent by the builder and stays a frame of kind "link"), floating (a free
+  joint, only between the root link and its child). ``planar`` is refused (ModelError).
+  ``<origin>``, ``<axis>`` (default (1, 0, 0), reported), ``<limit>`` (missing lower/upper: 0 as
+  the spec says; missing velocity/effort: none; missing ``<limit>`` on revolute/prismatic: no
+  limits; all reported), ``<dynamics damping friction>`` (viscous and Coulomb friction).
+  ``<mimic>`` is not modelled: the joint stays independent (reported).
+* Everything else (transmission, gazebo, material, sensor, safety_controller, calibration,
+  unknown tags and attributes) is reported once per kind (kind "ignored") in
+  ``model.load_report``. ``strict=True`` raises ParseError on the first default applied, item
+  ignored or data repaired.
+
+Every URDF link becomes a named frame: moving links are bodies, fixed-joint children are frames
+on their moving ancestor. Fixed base: the root link is fixed to the world body "world" (a root
+link already named "world" *is* the world). Floating base: the root link is body 1 with a free
+joint ``root_joint``.
+
+Physically invalid data (inertia not positive semi-definite or breaking the triangle
+inequality, zero mass with non-zero inertia, a moving link that carries no mass at all) raises
+ModelError naming the file, line and link; with ``repair=True`` it is replaced by the nearest
+valid data (:func:`repaired_inertia`; a massless moving leaf gets ``MIN_MASS`` and
+``MIN_INERTIA``), each change recorded as a note of kind "repaired". Negative masses are
+never repaired.
+
+Safety: the XML goes through :mod:`artidyn.io.safexml` (defusedxml, no DTD, no entities, size,
+depth and element-count limits). Errors name the file and the line.
+"""
+import numpy as np
+
+from ..builder import ModelBuilder
+from ..errors import ModelError, ParseError
+from .safexml import parse_xml, read_source
+from .urdf_reader import UrdfReader, repaired_inertia  # noqa: F401
+
+MIN_MASS = 1e-6       # kg, given by repair=True to a moving link that carries no mass
+MIN_INERTIA = 1e-9    # kg m^2 (about a 5 cm sphere of MIN_MASS), with MIN_MASS
+
+
+def _massless_moving(reader, links, order, parent_joint, floating_base):
+    """Raise (or, with repair, give MIN_MASS to) moving links whose whole subtree is massless."""
+    root = order[0]
+    sub = {n: links[n]["mass"] for n in order}
+    for n in reversed(order):
+        moving = floating_base if n == root else parent_joint[n]["kind"] != "fixed"
+        if moving and sub[n] <= 0:
+            el = links[n]["el"] if n == root else parent_joint[n]["el"]
+            jname = "root_joint" if n == root else parent_joint[n]["name"]
+            msg = (f"joint '{jname}' moves link '{n}', which carries no mass (nor do the links it "
+                   f"carries): the mass matrix would be singular")
+            if not reader.repair:
+                raise reader.error(el, msg + "; give the link a mass, or load with repair=True", ModelError)
+            links[n].update(mass=MIN_MASS, inertia=MIN_INERTIA * np.eye(3))
+            reader.note("repaired", el, f"link '{n}'", f"{msg}; given mass {MIN_MASS:g} kg and "
+                                                       f"inertia {MIN_INERTIA:g} kg m^2")
+            sub[n] = MIN_MASS
+        if n != root:
+            sub[parent_joint[n]["parent"]] += sub[n]
+
+
+def _add_body(builder, reader, el, **kw):
+    """builder.add_body, with the file line added to ModelError messages."""
+    try:
+        return builder.add_body(**kw)
+    except ModelError as exc:
+        msg = str(exc)
+        prefix = f"{reader.source}: "
+        msg = msg[len(prefix):] if msg.startswith(prefix) else msg
+        raise ModelError(f"{reader.where(el)}: {msg}") from None
+
+
+def load_urdf(path, floating_base=False, strict=False, gravity=(0.0, 0.0, -9.81), repair=False):
+    """Read a URDF file (or URDF text) into a :class:`artidyn.Model`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file name, or the URDF text itself when the string starts with ``<``.
+    floating_base : bool
+        Give the root link a free joint ``root_joint`` (q: [p_world, quaternion xyzw]).
+        Otherwise the root link is fixed to the world.
+    strict : bool
+        Raise :class:`ParseError` on any default applied or any element ignored, instead of
+        recording it in ``model.load_report``.
+    gravity : (3,) gravity in the world frame.
+    repair : bool
+        Replace physically invalid inertias by the nearest valid ones, and give a massless
+        moving leaf a tiny mass, instead of raising ModelError; each change is a
+        "repaired" note in ``model.load_report`` (an error with ``strict=True``).
+
+    Raises
+    ------
+    ParseError : malformed or hostile XML, bad numbers, missing required items (file and line named).
+    ModelError : inconsistent tree or physics (missing links, cycles, bad inertia, zero axis ...).
+    FileNotFoundError : ``path`` is not a file.
+    """
+    data, source = read_source(path)
+    reader = UrdfReader(parse_xml(data, source), source, strict, repair)
+    name, links, joints = reader.read()
+    root, order, parent_joint = reader.tree(links, joints)
+    if floating_base and root == "world":
+        raise reader.error(links[root]["el"], "the root link is named 'world', i.e. fixed to the world: "
+                                              "load it with floating_base=False", ModelError)
+    _massless_moving(reader, links, order, parent_joint, floating_base)
+    world = "world" if (root == "world" or "world" not in links) else "universe"
+    builder = ModelBuilder(name, gravity=gravity, world=world, source=source)
+    rotated = [n for n in order if links[n]["rotated"]]
+    for n in order:
+        L = links[n]
+        inertia = dict(mass=L["mass"], com=L["com"], inertia=L["inertia"])
+        if L["meshes"]:
+            builder.meshes[n] = list(L["meshes"])
+        if n == root:
+            if n == world:
+                if L["mass"] > 0:
+                    reader.note("ignored", L["el"], f"link '{n}'", "inertia of the root link 'world' (fixed) not used")
+            elif floating_base:
+                _add_body(builder, reader, L["el"], name=n, parent=world, joint="free", **inertia)
+            else:
+                _add_body(builder, reader, L["el"], name=n, parent=world, joint="fixed",
+                          joint_name=f"{n}_fixed_to_world", **inertia)
+            continue
+        j = parent_joint[n]
+        if j["kind"] == "free" and (j["parent"] != root or floating_base):
+            raise reader.error(j["el"], f"joint '{j['name']}' is floating: allowed only on the root link's "
+                                        f"child, with floating_base=False", ModelError)
+        _add_body(builder, reader, j["el"], name=n, parent=j["parent"], joint=j["kind"], joint_name=j["name"],
+                  axis=j["axis"], xyz=j["xyz"], rpy=j["rpy"], lower=j["lower"], upper=j["upper"],
+                  velocity=j["velocity"], effort=j["effort"], damping=j["damping"], coulomb=j["coulomb"], **inertia)
+        if j["kind"] in ("revolute", "continuous", "prismatic") and abs(np.linalg.norm(j["axis"]) - 1) > 1e-6:
+            reader.notes.append(("info", f"joint '{j['name']}'", f"axis {j['axis'].tolist()} normalised", j["el"].line))
+    if rotated:
+        reader.notes.append(("info", "links", f"{len(rotated)} link(s) with a rotated inertial frame (e.g. "
+                             f"'{rotated[0]}'): inertia rotated into the link axes", links[rotated[0]]["el"].line))
+    reader.finish(builder)
+    try:
+        return builder.build()
+    except ModelError as exc:
+        raise ModelError(f"{exc} [while building {source}]") from None
+
+
+def from_string(text, **kwargs):
+    """``load_urdf`` on URDF text (also accepted directly by ``load_urdf`` when it starts with '<')."""
+    if not isinstance(text, (str, bytes)) or (text.lstrip()[:1] not in ("<", b"<")):
+        raise ParseError("<string>: URDF text must start with '<'")
+    return load_urdf(text, **kwargs)

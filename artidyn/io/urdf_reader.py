@@ -1,0 +1,316 @@
+"""URDF elements -> link and joint records, with the load report (used by :mod:`.urdf`).
+
+The reader walks the element tree of :mod:`artidyn.io.safexml`, reads numbers with their
+checks (count, finiteness), records every default applied and every element or attribute it
+does not read, and checks each link's inertial data (raise, or repair and report).
+"""
+import math
+import pathlib
+
+import numpy as np
+
+from ..builder import check_inertia
+from ..errors import ModelError, ParseError
+from ..spatial.rotations import rpy_to_matrix
+
+JOINT_KINDS = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic",
+               "fixed": "fixed", "floating": "free"}
+# attributes read, per element tag; anything else is reported as ignored
+_ATTRS = {"robot": {"name"}, "link": {"name"}, "joint": {"name", "type"}, "origin": {"xyz", "rpy"},
+          "mass": {"value"}, "inertia": {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"},
+          "parent": {"link"}, "child": {"link"}, "axis": {"xyz"},
+          "limit": {"lower", "upper", "effort", "velocity"}, "dynamics": {"damping", "friction"}}
+_WHY = {"transmission": "transmissions are not modelled", "gazebo": "simulator settings",
+        "material": "appearance", "sensor": "sensors are not modelled",
+        "ros2_control": "controller settings", "safety_controller": "soft limits are not modelled",
+        "calibration": "calibration is not modelled",
+        "mimic": "mimic coupling not modelled: the joint stays an independent degree of freedom"}
+
+
+class UrdfReader:
+    """Turns the element tree into link and joint records, with a report of what it assumed."""
+
+    def __init__(self, root, source, strict, repair):
+        self.source, self.strict, self.repair = source, strict, repair
+        self.notes = []        # (kind, element, message, line)
+        self.ignored = {}      # kind key -> [line, count, message]
+        self.root = root
+
+    def where(self, el):
+        return f"{self.source}, line {el.line}"
+
+    def error(self, el, msg, cls=ParseError):
+        return cls(f"{self.where(el)}: {msg}")
+
+    def note(self, kind, el, element, msg):
+        if self.strict and kind in ("default", "ignored", "repaired"):
+            raise self.error(el, f"{element}: {msg} (strict=True)")
+        self.notes.append((kind, element, msg, el.line))
+
+    def ignore(self, el, context, key=None, msg=None):
+        key = key or f"<{el.tag}> in <{context}>"
+        if key in self.ignored:
+            self.ignored[key][1] += 1
+            return
+        msg = msg or _WHY.get(el.tag, "unknown element, not read")
+        if self.strict:
+            raise self.error(el, f"{key} ignored: {msg} (strict=True)")
+        self.ignored[key] = [el.line, 1, msg]
+
+    def check_attrs(self, el):
+        for a in el.attrib:
+            if a not in _ATTRS.get(el.tag, ()):
+                self.ignore(el, "", key=f"attribute '{a}' of <{el.tag}>", msg="unknown attribute, not read")
+
+    def floats(self, el, attr, n, default=None, what=""):
+        """``n`` finite floats from attribute ``attr`` of ``el`` (``default`` when absent)."""
+        text = el.attrib.get(attr) if el is not None else None
+        if text is None:
+            if default is None:
+                raise self.error(el, f"{what}<{el.tag}> has no '{attr}' attribute")
+            return np.array(default, dtype=float)
+        try:
+            vals = [float(t) for t in text.split()]
+        except ValueError:
+            raise self.error(el, f"{what}<{el.tag} {attr}=\"{text[:40]}\">: not a number") from None
+        if len(vals) != n:
+            raise self.error(el, f"{what}<{el.tag} {attr}=\"{text[:40]}\">: expected {n} number(s), got {len(vals)}")
+        if not all(math.isfinite(v) for v in vals):
+            raise self.error(el, f"{what}<{el.tag} {attr}=\"{text[:40]}\">: values must be finite")
+        return np.array(vals)
+
+    def child(self, el, tag):
+        found = [c for c in el.children if c.tag == tag]
+        if len(found) > 1:
+            raise self.error(found[1], f"<{el.tag} name='{el.attrib.get('name', '')}'> has more than one <{tag}>")
+        return found[0] if found else None
+
+    def origin(self, el, what):
+        o = self.child(el, "origin")
+        if o is None:
+            return np.zeros(3), np.zeros(3)
+        self.check_attrs(o)
+        return self.floats(o, "xyz", 3, (0, 0, 0), what), self.floats(o, "rpy", 3, (0, 0, 0), what)
+
+    def name(self, el):
+        name = el.attrib.get("name", "").strip()
+        if not name:
+            raise self.error(el, f"<{el.tag}> without a name")
+        return name
+
+    # -- links ----------------------------------------------------------------------------
+    def link(self, el):
+        name = self.name(el)
+        what = f"link '{name}': "
+        rec = {"name": name, "el": el, "mass": 0.0, "com": np.zeros(3), "inertia": np.zeros((3, 3)),
+               "meshes": [], "rotated": False}
+        self.check_attrs(el)
+        inertial = self.child(el, "inertial")
+        for c in el.children:
+            if c.tag in ("visual", "collision"):
+                self.geometry(c, rec)
+            elif c.tag != "inertial":
+                self.ignore(c, "link")
+        if inertial is not None:
+            self.inertial(inertial, rec, what)
+        elif name != "world":  # a link 'world' is the world frame
+            self.note("default", el, f"link '{name}'", "no <inertial>: mass 0, zero inertia")
+        return rec
+
+    def inertial(self, el, rec, what):
+        xyz, rpy = self.origin(el, what)
+        m, I_el = self.child(el, "mass"), self.child(el, "inertia")
+        if m is None or I_el is None:
+            raise self.error(el, f"{what}<inertial> needs <mass> and <inertia>")
+        for c in el.children:
+            if c.tag not in ("origin", "mass", "inertia"):
+                self.ignore(c, "inertial")
+        self.check_attrs(m)
+        self.check_attrs(I_el)
+        mass = float(self.floats(m, "value", 1, what=what)[0])
+        ixx, ixy, ixz, iyy, iyz, izz = (float(self.floats(I_el, k, 1, what=what)[0])
+                                        for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
+        I_c = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+        R = rpy_to_matrix(rpy)
+        rec.update(mass=mass, com=xyz, inertia=R @ I_c @ R.T, rotated=bool(np.any(rpy != 0)))
+        self.physical(el, rec)
+
+    def physical(self, el, rec):
+        """Check a link's (mass, inertia at the com); raise, or repair and report."""
+        where = f"{self.where(el)}: link '{rec['name']}'"
+        if rec["mass"] < 0:
+            raise ModelError(f"{where}: negative mass {rec['mass']:g}")
+        try:
+            check_inertia(where, rec["mass"], rec["com"], rec["inertia"])
+            return
+        except ModelError as exc:
+            if not self.repair:
+                raise ModelError(f"{exc}; fix the file, or load with repair=True to use the nearest "
+                                 f"valid inertia (reported in model.load_report)") from None
+            problem = str(exc)[len(where) + 2:]
+        rec["inertia"] = repaired_inertia(rec["mass"], rec["inertia"])
+        moments = ", ".join(f"{e:.6g}" for e in np.linalg.eigvalsh(rec["inertia"]))
+        self.note("repaired", el, f"link '{rec['name']}'", f"{problem}; replaced by the nearest valid "
+                                                             f"inertia, principal moments ({moments})")
+
+    def geometry(self, el, rec):
+        for c in el.children:
+            if c.tag == "geometry":
+                for g in c.children:
+                    f = g.attrib.get("filename") if g.tag == "mesh" else None
+                    if f and f not in rec["meshes"]:
+                        rec["meshes"].append(f)
+            elif c.tag != "origin":
+                self.ignore(c, el.tag)
+        self.ignore(el, "link", key="<visual>/<collision> geometry",
+                    msg="shapes, origins, scales not kept (mesh file names are in model.meshes)")
+
+    # -- joints ---------------------------------------------------------------------------
+    def joint(self, el):
+        name = self.name(el)
+        what = f"joint '{name}': "
+        self.check_attrs(el)
+        jtype = el.attrib.get("type")
+        if jtype == "planar":
+            raise self.error(el, f"{what}planar joints are not supported (replace it by two prismatic "
+                                 f"joints and a revolute joint)", ModelError)
+        if jtype not in JOINT_KINDS:
+            raise self.error(el, f"{what}unknown joint type {jtype!r} (known: {', '.join(JOINT_KINDS)}, planar)")
+        rec = {"name": name, "el": el, "kind": JOINT_KINDS[jtype], "damping": 0.0, "coulomb": 0.0,
+               "lower": None, "upper": None, "velocity": None, "effort": None, "axis": np.array([1.0, 0, 0])}
+        for tag in ("parent", "child"):
+            c = self.child(el, tag)
+            if c is None or not c.attrib.get("link"):
+                raise self.error(c or el, f"{what}no <{tag} link=...>")
+            self.check_attrs(c)
+            rec[tag] = c.attrib["link"]
+        rec["xyz"], rec["rpy"] = self.origin(el, what)
+        moving = rec["kind"] in ("revolute", "continuous", "prismatic")
+        for c in el.children:
+            if c.tag in ("parent", "child", "origin"):
+                continue
+            if c.tag == "axis" and moving:
+                self.check_attrs(c)
+                rec["axis"] = self.floats(c, "xyz", 3, (1, 0, 0), what)
+            elif c.tag == "limit" and moving:
+                self.limit(c, rec, what)
+            elif c.tag == "dynamics" and moving:
+                self.check_attrs(c)
+                rec["damping"] = float(self.floats(c, "damping", 1, (0,), what)[0])
+                rec["coulomb"] = float(self.floats(c, "friction", 1, (0,), what)[0])
+            elif c.tag == "mimic":
+                self.note("ignored", c, f"joint '{name}'", f"<mimic joint='{c.attrib.get('joint', '')}'>: " + _WHY["mimic"])
+            elif c.tag in ("axis", "limit", "dynamics"):
+                self.ignore(c, f"joint type='{jtype}'", msg=f"not used by a {jtype} joint")
+            else:
+                self.ignore(c, "joint")
+        axis = self.child(el, "axis")
+        if moving and (axis is None or "xyz" not in axis.attrib):
+            self.note("default", el if axis is None else axis, f"joint '{name}'", "no <axis xyz>: URDF default (1, 0, 0)")
+        if rec["kind"] in ("revolute", "prismatic") and self.child(el, "limit") is None:
+            self.note("default", el, f"joint '{name}'", f"{jtype} joint without <limit>: no position, "
+                                                         f"velocity or effort limits")
+        return rec
+
+    def limit(self, el, rec, what):
+        self.check_attrs(el)
+        jname = rec["name"]
+        for key in ("velocity", "effort"):
+            if key in el.attrib:
+                rec[key] = float(self.floats(el, key, 1, what=what)[0])
+                if rec[key] < 0:
+                    raise self.error(el, f"{what}<limit {key}=\"{el.attrib[key]}\">: must be >= 0")
+            else:
+                self.note("default", el, f"joint '{jname}'", f"<limit> without '{key}': no {key} limit")
+        for key in ("lower", "upper"):
+            if rec["kind"] == "continuous":
+                if key in el.attrib:
+                    self.ignore(el, "", key=f"'{key}' of a continuous joint's <limit>", msg="continuous joints are unbounded")
+            elif key in el.attrib:
+                rec[key] = float(self.floats(el, key, 1, what=what)[0])
+            else:
+                rec[key] = 0.0
+                self.note("default", el, f"joint '{jname}'", f"<limit> without '{key}': URDF default 0")
+
+    # -- the tree -------------------------------------------------------------------------
+    def read(self):
+        root = self.root
+        if root.tag != "robot":
+            hint = " (an MJCF file? URDF files start with <robot>)" if root.tag == "mujoco" else ""
+            raise self.error(root, f"the root element is <{root.tag}>, expected <robot>{hint}")
+        self.check_attrs(root)
+        name = root.attrib.get("name", "").strip()
+        if not name:
+            name = pathlib.Path(self.source).stem if self.source != "<string>" else "robot"
+            self.note("default", root, "robot", f"<robot> without a name: named '{name}'")
+        links, joints = {}, {}
+        for c in root.children:
+            if c.tag in ("link", "joint"):
+                rec = self.link(c) if c.tag == "link" else self.joint(c)
+                table = links if c.tag == "link" else joints
+                if rec["name"] in table:
+                    first = table[rec["name"]]["el"].line
+                    raise self.error(c, f"duplicate {c.tag} name '{rec['name']}' (first defined at line {first})", ModelError)
+                table[rec["name"]] = rec
+            else:
+                self.ignore(c, "robot")
+        if not links:
+            raise self.error(root, f"robot '{name}' has no <link>: nothing to build")
+        return name, links, joints
+
+    def tree(self, links, joints):
+        """(root link, links in depth-first order, parent joint of each link)."""
+        parent_joint = {}
+        children = {n: [] for n in links}
+        for j in joints.values():
+            for tag in ("parent", "child"):
+                if j[tag] not in links:
+                    raise self.error(j["el"], f"joint '{j['name']}': {tag} link '{j[tag]}' does not exist", ModelError)
+            if j["parent"] == j["child"]:
+                raise self.error(j["el"], f"joint '{j['name']}' connects link '{j['parent']}' to itself", ModelError)
+            if j["child"] in parent_joint:
+                other = parent_joint[j["child"]]["name"]
+                raise self.error(j["el"], f"link '{j['child']}' has two parent joints, '{other}' and "
+                                          f"'{j['name']}' (a URDF is a tree; closed loops are not allowed)", ModelError)
+            parent_joint[j["child"]] = j
+            children[j["parent"]].append(j["child"])
+        roots = [n for n in links if n not in parent_joint]
+        if len(roots) > 1:
+            raise self.error(links[roots[1]]["el"], f"several root links (links without a parent joint): "
+                                                    f"{', '.join(repr(r) for r in roots[:10])}; a URDF has one", ModelError)
+        order, stack = [], list(roots)
+        while stack:
+            n = stack.pop()
+            order.append(n)
+            stack.extend(reversed(children[n]))
+        if len(order) < len(links):
+            start = next(n for n in links if n not in set(order))
+            cycle, n = [], start
+            while n not in cycle:
+                cycle.append(n)
+                n = parent_joint[n]["parent"]
+            cycle = cycle[cycle.index(n):]
+            raise self.error(links[n]["el"], "kinematic cycle through links " + " -> ".join(
+                repr(c) for c in cycle[::-1] + [cycle[-1]]), ModelError)
+        return roots[0], order, parent_joint
+
+    def finish(self, builder):
+        for kind, element, msg, line in self.notes:
+            builder.report.add(kind, element, msg, line)
+        for key, (line, count, msg) in self.ignored.items():
+            builder.report.add("ignored", key, f"{msg} ({count} element{'s' if count > 1 else ''})", line)
+
+
+def repaired_inertia(mass, I):
+    """The nearest physically valid rotational inertia (3x3, at the com) to ``I``.
+
+    Zero mass: zero inertia. Otherwise, in the principal axes of ``I``: negative moments are
+    set to 0, then if the largest moment c exceeds a + b, a and b are raised by (c - a - b) / 2
+    each (the triangle inequality becomes an equality, as for a flat plate). Axes are kept.
+    """
+    if mass == 0:
+        return np.zeros((3, 3))
+    lam, V = np.linalg.eigh(0.5 * (I + I.T))
+    a, b, c = np.clip(lam, 0.0, None)
+    d = max(0.0, (c - a - b) / 2)
+    return (V * np.array([a + d, b + d, c])) @ V.T

@@ -1,0 +1,1 @@
+"""Compiled (numba) kernels behind the public dynamics and kinematics functions."""

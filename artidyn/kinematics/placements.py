@@ -1,0 +1,95 @@
+"""Direct geometric model: world placements of bodies and frames, and state-argument checks.
+
+The direct geometric model X = F(q) is "a simple product of matrices" (seed, "Modélisation
+géométrique directe"): ``T_0i = T_0,lambda(i) @ T_up[i]`` with ``T_up[i] = joint_placement[i] @
+T_J(q_i)``, the placement of body ``i`` in its parent ``lambda(i)``.
+"""
+import numpy as np
+
+from ..configuration import as_batch, as_q, batch_size, unbatch
+from ..errors import InputError
+from ..joints import jcalc
+from ..spatial._num import result_dtype
+from ..spatial.motion import translation
+
+
+def _states(model, q, **vectors):
+    """Check ``q`` (nq) and the velocity-like ``vectors`` (nv each, e.g. v=..., a=...).
+
+    Returns ``(Q, [V, A, ...], single)``: 2-D arrays broadcast to a common batch size N, and
+    whether every input was a single state (then results are unbatched).
+    """
+    Q, single = as_q(model, q)
+    out = []
+    for name, x in vectors.items():
+        X, s = as_batch(model, x, name, "nv")
+        out.append(X)
+        single = single and s
+    N = batch_size(model, q=Q.shape[0], **{k: X.shape[0] for k, X in zip(vectors, out)})
+    Q = np.broadcast_to(Q, (N, Q.shape[1]))
+    out = [np.broadcast_to(X, (N, X.shape[1])) for X in out]
+    return Q, out, single
+
+
+def _check_expressed(expressed):
+    if expressed not in ("world", "local"):
+        raise InputError(f"expressed must be 'world' or 'local', got {expressed!r}")
+
+
+def _frame_on_body(model, frame, point=None):
+    """(body, placement of the frame in the body frame), moved to ``point`` (frame coordinates)."""
+    f = model.frame(frame)
+    P = f.placement
+    if point is not None:
+        point = np.asarray(point, dtype=float)
+        if point.shape != (3,) or not np.all(np.isfinite(point)):
+            raise InputError(f"point must be 3 finite coordinates in frame '{f.name}', got {point.tolist()}")
+        P = P @ translation(point)
+    return f.body, P
+
+
+def _joint_transforms(model, Q):
+    """T_up[i] = joint_placement[i] @ T_J(q_i): body i in its parent, shape (N, nb+1, 4, 4)."""
+    N = Q.shape[0]
+    T_up = np.zeros((N, model.nb + 1, 4, 4), dtype=result_dtype(Q))
+    T_up[:, 0] = np.eye(4)
+    for i in range(1, model.nb + 1):
+        T_J, _ = jcalc(model, i, Q)
+        T_up[:, i] = model.joint_placement[i] @ T_J
+    return T_up
+
+
+def _placements_from(model, T_up):
+    """World placements T_0i = T_0,lambda(i) @ T_up[i]: (N, nb+1, 4, 4)."""
+    T = np.empty_like(T_up)
+    T[:, 0] = T_up[:, 0]
+    for i in range(1, model.nb + 1):
+        T[:, i] = T[:, model.parent[i]] @ T_up[:, i]
+    return T
+
+
+def _placements(model, Q):
+    """World placements of all bodies for a batch Q (N, nq): (N, nb+1, 4, 4)."""
+    return _placements_from(model, _joint_transforms(model, Q))
+
+
+def body_placements(model, q):
+    """4x4 placements in the world of every body.
+
+    Parameters
+    ----------
+    q : (nq,) or (N, nq)
+
+    Returns
+    -------
+    (nb+1, 4, 4) or (N, nb+1, 4, 4); row 0 is the world (identity).
+    """
+    Q, single = as_q(model, q)
+    return unbatch(_placements(model, Q), single)
+
+
+def frame_placement(model, q, frame):
+    """4x4 placement in the world of a named frame (or body): (4, 4) or (N, 4, 4)."""
+    body, P = _frame_on_body(model, frame)
+    Q, single = as_q(model, q)
+    return unbatch(_placements(model, Q)[:, body] @ P, single)

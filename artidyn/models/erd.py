@@ -1,0 +1,106 @@
+"""The robots of the PyPI package ``example-robot-data`` (URDF files; nothing is downloaded).
+
+>>> names = example_robot_names()                 # 'panda', 'solo12', 'talos_full_v2', ...
+>>> model = example_robot("solo12")              # floating base (a legged robot)
+
+Names are the URDF file stems; a stem shipped twice (``anymal``, in the ANYmal B and C
+packages) is named ``<package folder>/<stem>`` instead.
+
+Floating base by default (``floating_base=None``): robots that walk or fly, i.e. whose
+description package is one of ``FLOATING_PACKAGES`` (quadrupeds, bipeds, humanoids, drones),
+except single limbs of them (``FIXED_EXCEPTIONS``, e.g. ``talos_left_arm``). Arms, hands, pendulums and wheeled robots (TIAGo,
+PR2: their wheels are not modelled) are fixed.
+
+The package ships robots with physically invalid inertias (triangle inequality broken, not
+positive definite, zero mass with inertia: 18 of the 68 non-empty files in version 6.0.0) and,
+for Romeo, massless moving fingers: :func:`example_robot` loads with ``repair=True`` by default, so each repair is
+a "repaired" note in ``model.load_report`` (see :func:`artidyn.io.urdf.repaired_inertia`).
+"""
+import functools
+import pathlib
+
+from ..errors import NameNotFound, unknown_name
+
+FLOATING_PACKAGES = frozenset({
+    "a1_description", "alexander_description", "anymal_b_simple_description",
+    "anymal_c_simple_description", "b1_description", "bolt_description", "borinot_description",
+    "centauro_description", "g1_description", "go1_description", "go2_description",
+    "hector_description", "hextilt_description", "human_description", "hyq_description",
+    "icub_description", "iris_description", "laikago_description", "quadruped_description",
+    "romeo_description", "simple_humanoid_description", "solo_description", "talos_data",
+})
+FIXED_EXCEPTIONS = frozenset({"talos_left_arm"})
+
+
+@functools.lru_cache(maxsize=1)
+def robots_dir():
+    """The ``robots`` folder of the installed example-robot-data; ImportError if not installed."""
+    from importlib.metadata import PackageNotFoundError, distribution
+    try:
+        dist = distribution("example-robot-data")
+    except PackageNotFoundError:
+        raise ImportError("the example robots need the package example-robot-data "
+                          "(pip install example-robot-data); artidyn never downloads it") from None
+    for f in dist.files or []:
+        s = str(f).replace("\\", "/")
+        if s.endswith("example-robot-data/package.xml"):
+            root = pathlib.Path(dist.locate_file(f)).parent / "robots"
+            if root.is_dir():
+                return root
+    guess = pathlib.Path(dist.locate_file("cmeel.prefix/share/example-robot-data/robots"))
+    if guess.is_dir():
+        return guess
+    raise ImportError(f"example-robot-data {dist.version} is installed but its 'robots' folder was not found")
+
+
+@functools.lru_cache(maxsize=1)
+def _index():
+    """{name: path} of every URDF of the package."""
+    root = robots_dir()
+    paths = sorted(root.rglob("*.urdf"))
+    stems = [p.stem for p in paths]
+    out = {}
+    for p in paths:
+        name = p.stem if stems.count(p.stem) == 1 else f"{p.relative_to(root).parts[0]}/{p.stem}"
+        out[name] = p
+    return out
+
+
+def example_robot_names():
+    """Sorted names of the example-robot-data URDFs (69 in version 6.0.0)."""
+    return sorted(_index())
+
+
+def example_robot_path(name):
+    """Path of the URDF file ``name`` (a file stem, or ``<package>/<stem>`` for ambiguous stems)."""
+    index = _index()
+    if name in index:
+        return index[name]
+    twins = [k for k in index if k.endswith(f"/{name}")]
+    if twins:
+        raise NameNotFound(f"example robot '{name}' is ambiguous: use one of {', '.join(repr(t) for t in twins)}")
+    raise unknown_name("example-robot-data robot", name, list(index))
+
+
+def default_floating(name):
+    """True when the example robot ``name`` walks or flies (see the module docstring)."""
+    path = example_robot_path(name)
+    package = path.relative_to(robots_dir()).parts[0]
+    return package in FLOATING_PACKAGES and path.stem not in FIXED_EXCEPTIONS
+
+
+def example_robot(name, floating_base=None, repair=True, **kwargs):
+    """Load an example-robot-data URDF with :func:`artidyn.load_urdf`.
+
+    ``floating_base=None`` picks the default of :func:`default_floating`. ``repair=True``
+    replaces the package's physically invalid inertias (reported in ``model.load_report``).
+    Other keyword arguments (``strict``, ``gravity``) go to ``load_urdf``.
+    """
+    from ..io.urdf import load_urdf
+    if floating_base is None:
+        floating_base = default_floating(name)
+    return load_urdf(example_robot_path(name), floating_base=floating_base, repair=repair, **kwargs)
+
+
+__all__ = ["example_robot", "example_robot_names", "example_robot_path", "default_floating",
+           "robots_dir", "FLOATING_PACKAGES", "FIXED_EXCEPTIONS"]

@@ -1,0 +1,5 @@
+"""Simulation: time integration of the forward dynamics, results, reference motions, plots."""
+from .result import Energy, SimulationResult  # noqa: F401
+from .simulate import METHODS, coordinate_names, simulate  # noqa: F401
+from .trajectories import quintic, quintic_motion, velocities_from_positions  # noqa: F401
+from .plots import plot_energy, plot_result, plot_torques  # noqa: F401

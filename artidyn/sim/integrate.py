@@ -1,0 +1,148 @@
+"""One time step of the equation of motion ``M(q) a + h(q, v) = tau``, on the configuration manifold.
+
+The state is ``(q, v)`` with ``q`` on a manifold (unit quaternions of spherical and free joints)
+and ``v`` in a vector space (body-frame velocities). Each step works in the local chart at the
+step's start ``q_k``::
+
+    q(xi) = integrate(q_k, xi),      xi in R^nv,  xi(t_k) = 0
+
+where, joint by joint, ``integrate`` is ``q + xi`` (revolute, prismatic), ``R exp(xi)``
+(spherical) or ``T exp6(xi)`` (free joint). In the chart the equations of motion are an ODE in a
+vector space (Munthe-Kaas' RKMK idea)::
+
+    d xi / dt = dexp_inv(xi, v) = v + 1/2 ad_xi v + 1/12 ad_xi^2 v - 1/720 ad_xi^4 v + ...
+    d v  / dt = a = aba(q(xi), v, tau)
+
+with ``ad_xi`` the Lie bracket of the joint: 0 for a vector joint, ``xi x`` for a spherical
+joint and the motion cross product ``crm(xi)`` (seed's (.)) for a free joint, whose chart
+coordinates are ``[omega; v]``. The series (Bernoulli numbers, right-trivialised since
+``integrate`` multiplies on the right) is cut after ``ad^8``: for a chart rotation of 0.3 rad the
+first dropped term is ~1e-13 of ``v``.
+
+Each ``*_step`` function takes ``f(t, Q, V) -> (A, Tau)`` (accelerations and the torques that
+produced them, both (N, nv)) and returns ``(Q_next, V_next, A_k, Tau_k)`` with ``A_k, Tau_k``
+those at the start of the step, so that a simulation loop records them without extra calls.
+:func:`scipy_run` does a whole run with scipy's adaptive integrators.
+"""
+import numpy as np
+
+from ..configuration import integrate
+from ..joints import FREE, SPHERICAL
+from ..spatial._num import cross
+from ..spatial.motion import cross_motion
+
+# B_k / k! for the right-trivialised dexp^-1 (signs of the odd term flipped): k = 1, 2, 4, 6
+_DEXPINV = ((1, 1.0 / 2), (2, 1.0 / 12), (4, -1.0 / 720), (6, 1.0 / 30240), (8, -1.0 / 1209600))
+
+
+def lie_slices(model):
+    """[(slice of v, bracket)] for the joints whose chart is not flat (spherical, free)."""
+    key = "sim.lie_slices"
+    if key not in model._cache:
+        out = []
+        for i in range(1, model.nb + 1):
+            s = slice(int(model.idx_v[i]), int(model.idx_v[i] + model.nv_joint[i]))
+            if model.joint_type[i] == SPHERICAL:
+                out.append((s, cross))
+            elif model.joint_type[i] == FREE:
+                out.append((s, cross_motion))
+        model._cache[key] = out
+    return model._cache[key]
+
+
+def dexp_inv(model, xi, v):
+    """Chart velocity d xi / dt of a body velocity ``v`` at chart point ``xi`` (both (N, nv))."""
+    out = np.array(v, dtype=float)
+    for s, ad in lie_slices(model):
+        x, w = xi[:, s], v[:, s]
+        term, power = w, 0
+        for k, coef in _DEXPINV:
+            while power < k:
+                term, power = ad(x, term), power + 1
+            out[:, s] += coef * term
+    return out
+
+
+def rk4_step(model, f, t, Q, V, h):
+    """Classical 4-stage Runge-Kutta in the chart at ``Q`` (RKMK4): O(h^4) global error."""
+    A1, Tau1 = f(t, Q, V)
+    k1x, k1v = V, A1
+    x2, V2 = 0.5 * h * k1x, V + 0.5 * h * k1v
+    A2, _ = f(t + 0.5 * h, integrate(model, Q, x2), V2)
+    k2x, k2v = dexp_inv(model, x2, V2), A2
+    x3, V3 = 0.5 * h * k2x, V + 0.5 * h * k2v
+    A3, _ = f(t + 0.5 * h, integrate(model, Q, x3), V3)
+    k3x, k3v = dexp_inv(model, x3, V3), A3
+    x4, V4 = h * k3x, V + h * k3v
+    A4, _ = f(t + h, integrate(model, Q, x4), V4)
+    k4x, k4v = dexp_inv(model, x4, V4), A4
+    xi = h / 6 * (k1x + 2 * k2x + 2 * k3x + k4x)
+    V_next = V + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+    return integrate(model, Q, xi), V_next, A1, Tau1
+
+
+def semi_implicit_step(model, f, t, Q, V, h):
+    """Semi-implicit Euler: v+ = v + h a(q, v); q+ = q (+) h v+. First order, one aba call.
+
+    Symplectic (bounded, oscillating energy error) when M is constant, e.g. a point mass or a
+    single pendulum; with a configuration-dependent M (velocity coordinates are not canonical
+    momenta) the energy error is O(h) and can drift slowly."""
+    A, Tau = f(t, Q, V)
+    V_next = V + h * A
+    return integrate(model, Q, h * V_next), V_next, A, Tau
+
+
+def scipy_run(model, f, t, Q, V, per_step, options, max_chart_angle=0.3):
+    """Whole run with scipy.integrate.solve_ivp; returns q (n+1, N, nq), v (n+1, N, nv).
+
+    The state ``[xi; v]`` (flattened over the batch) is integrated in the chart at the last
+    accepted grid point. Models without spherical or free joints keep one chart (one solve_ivp
+    call for the run); otherwise a terminal event re-centres the chart at the last grid point
+    once a rotation in the chart exceeds ``max_chart_angle`` rad, which keeps the truncated
+    dexp_inv series exact to rounding. ``per_step``: restart at every grid point (torque tables
+    held over each step). ``f(k, t, Q, V) -> (A, Tau)`` gets the index of the chart's grid point.
+    """
+    from scipy.integrate import solve_ivp
+
+    N, nv = V.shape
+    n_steps = t.size - 1
+    q_out = np.empty((n_steps + 1, N, model.nq))
+    v_out = np.empty((n_steps + 1, N, nv))
+    q_out[0], v_out[0] = Q, V
+    rot = [s for s, _ in lie_slices(model)]  # their first 3 chart coordinates are a rotation vector
+
+    def chart_event(s, y):
+        xi = y[:N * nv].reshape(N, nv)
+        return max_chart_angle - max(np.max(np.linalg.norm(xi[:, r][:, :3], axis=1)) for r in rot)
+    chart_event.terminal = True
+    events = chart_event if rot else None
+
+    k = 0
+    while k < n_steps:
+        stop = k + 1 if per_step else n_steps
+        Qc = q_out[k]
+
+        def rhs(s, y, k=k, Qc=Qc):
+            xi, v = y[:N * nv].reshape(N, nv), y[N * nv:].reshape(N, nv)
+            return np.concatenate([dexp_inv(model, xi, v).ravel(), f(k, s, integrate(model, Qc, xi), v)[0].ravel()])
+
+        y0 = np.concatenate([np.zeros(N * nv), v_out[k].ravel()])
+        sol = solve_ivp(rhs, (t[k], t[stop]), y0, t_eval=t[k + 1:stop + 1],
+                        events=events if stop > k + 1 else None, **options)
+        if sol.status == -1:
+            from ..errors import InputError
+
+            raise InputError(f"scipy.integrate.solve_ivp failed after t = {t[k]:.6g} s: {sol.message}")
+        m = sol.y.shape[1]
+        if m == 0:  # the chart event fired within one grid step: take that step alone
+            per_step_once = solve_ivp(rhs, (t[k], t[k + 1]), y0, t_eval=t[k + 1:k + 2], **options)
+            sol, m = per_step_once, 1
+        xi = sol.y[:N * nv].T.reshape(m, N, nv)
+        q_out[k + 1:k + 1 + m] = integrate(model, np.broadcast_to(Qc, (m, N, model.nq)).reshape(-1, model.nq),
+                                           xi.reshape(-1, nv)).reshape(m, N, model.nq)
+        v_out[k + 1:k + 1 + m] = sol.y[N * nv:].T.reshape(m, N, nv)
+        k += m
+    return q_out, v_out
+
+
+STEPPERS = {"rk4": rk4_step, "semi-implicit": semi_implicit_step, "scipy": None}

@@ -1,0 +1,142 @@
+"""Simulation results: arrays over time, energy, CSV / NPZ files and plots.
+
+Array layout: time first, then (for a batch of runs) the run axis, then the coordinates::
+
+    t (n + 1,)    q (n + 1, [N,] nq)    v, a, tau (n + 1, [N,] nv)    energy.* (n + 1, [N])
+
+CSV layout: one row per time (and run), columns ``t``, [``run``], ``q_<name>`` ...,
+``v_<name>`` ..., ``a_<name>`` ..., ``tau_<name>`` ..., ``kinetic``, ``potential``, ``total``,
+with the coordinate names of :func:`artidyn.sim.simulate.coordinate_names` (``shoulder``,
+``root_joint.qw`` ...). Numbers are written with 17 significant digits (exact round trip).
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import InputError
+
+
+class Energy(NamedTuple):
+    """Kinetic, potential (gravity) and total mechanical energy (J) over time."""
+
+    kinetic: np.ndarray
+    potential: np.ndarray
+    total: np.ndarray
+
+
+_FIELDS = ("q", "v", "a", "tau")
+
+
+class SimulationResult:
+    """Trajectory of a simulation (see the module docstring for shapes)."""
+
+    def __init__(self, t, q, v, a, tau, energy, model_name="", q_names=None, v_names=None,
+                 method="", dt=None):
+        self.t = np.asarray(t, dtype=float)
+        self.q, self.v, self.a, self.tau = (np.asarray(x, dtype=float) for x in (q, v, a, tau))
+        self.energy = Energy(*(np.asarray(e, dtype=float) for e in energy))
+        self.model_name = model_name
+        self.q_names = list(q_names) if q_names is not None else [f"{k}" for k in range(self.q.shape[-1])]
+        self.v_names = list(v_names) if v_names is not None else [f"{k}" for k in range(self.v.shape[-1])]
+        self.method = method
+        self.dt = float(dt) if dt is not None else (float(self.t[1] - self.t[0]) if self.t.size > 1 else 0.0)
+
+    # --- summaries -----------------------------------------------------------------------------
+    @property
+    def n_steps(self):
+        return self.t.size - 1
+
+    @property
+    def batch(self):
+        """Number of runs, or None for a single run."""
+        return self.q.shape[1] if self.q.ndim == 3 else None
+
+    def energy_drift(self):
+        """Largest ``|E(t) - E(0)|`` divided by the largest kinetic energy of the run ((N,) for a batch).
+
+        The kinetic energy is the scale of the energy exchanged, independent of the zero level of
+        the potential. Meaningful for runs without actuation, friction or external forces.
+        """
+        E = self.energy.total
+        scale = np.maximum(np.max(np.abs(self.energy.kinetic), axis=0), np.finfo(float).tiny)
+        return np.max(np.abs(E - E[0]), axis=0) / scale
+
+    def __repr__(self):
+        runs = f", {self.batch} runs" if self.batch else ""
+        return (f"SimulationResult(model '{self.model_name}', {self.n_steps} steps of {self.dt:.3g} s "
+                f"to t = {self.t[-1]:.6g} s{runs}, method '{self.method}')")
+
+    # --- files ---------------------------------------------------------------------------------
+    def columns(self):
+        """CSV column names."""
+        cols = ["t"] + (["run"] if self.batch else [])
+        for field in _FIELDS:
+            names = self.q_names if field == "q" else self.v_names
+            cols += [f"{field}_{n}" for n in names]
+        return cols + list(Energy._fields)
+
+    def table(self):
+        """The CSV rows as one 2-D array ((n + 1) * N, len(columns))."""
+        n1, runs = self.t.size, self.batch or 1
+        parts = [np.repeat(self.t, runs)[:, None]]
+        if self.batch:
+            parts.append(np.tile(np.arange(runs), n1)[:, None].astype(float))
+        for x in (self.q, self.v, self.a, self.tau):
+            parts.append(x.reshape(n1 * runs, -1))
+        parts += [e.reshape(n1 * runs, 1) for e in self.energy]
+        return np.hstack(parts)
+
+    def to_csv(self, path):
+        """Write the trajectory as CSV (header row, then one row per time and run); returns path."""
+        np.savetxt(path, self.table(), delimiter=",", header=",".join(self.columns()), comments="", fmt="%.17g")
+        return path
+
+    def to_npz(self, path):
+        """Write all arrays and metadata to a NumPy ``.npz`` file; returns path."""
+        np.savez(path, t=self.t, q=self.q, v=self.v, a=self.a, tau=self.tau,
+                 kinetic=self.energy.kinetic, potential=self.energy.potential, total=self.energy.total,
+                 model_name=self.model_name, q_names=np.array(self.q_names), v_names=np.array(self.v_names),
+                 method=self.method, dt=self.dt)
+        return path
+
+    @classmethod
+    def from_npz(cls, path):
+        with np.load(path, allow_pickle=False) as d:
+            return cls(d["t"], d["q"], d["v"], d["a"], d["tau"], (d["kinetic"], d["potential"], d["total"]),
+                       model_name=str(d["model_name"]), q_names=[str(s) for s in d["q_names"]],
+                       v_names=[str(s) for s in d["v_names"]], method=str(d["method"]), dt=float(d["dt"]))
+
+    @classmethod
+    def from_csv(cls, path):
+        """Read a file written by :meth:`to_csv`."""
+        with open(path) as fh:
+            header = fh.readline().strip().split(",")
+        data = np.atleast_2d(np.loadtxt(path, delimiter=",", skiprows=1))
+        missing = [c for c in ("t",) + Energy._fields if c not in header]
+        if missing:
+            raise InputError(f"{path}: not a simulation CSV, missing column(s) {', '.join(missing)}")
+        col = {c: k for k, c in enumerate(header)}
+        runs = int(data[:, col["run"]].max()) + 1 if "run" in col else 1
+        n1 = data.shape[0] // runs
+        shape = (n1, runs) if "run" in col else (n1,)
+
+        def block(prefix):
+            idx = [k for k, c in enumerate(header) if c.startswith(prefix + "_")]
+            return data[:, idx].reshape(shape + (len(idx),)), [header[k][len(prefix) + 1:] for k in idx]
+
+        (q, q_names), (v, v_names) = block("q"), block("v")
+        a, _ = block("a")
+        tau, _ = block("tau")
+        energy = [data[:, col[e]].reshape(shape) for e in Energy._fields]
+        return cls(data[::runs, col["t"]], q, v, a, tau, energy, q_names=q_names, v_names=v_names)
+
+    # --- plots ---------------------------------------------------------------------------------
+    def plot(self, path=None, what=("q", "v", "tau", "energy"), run=0):
+        """A figure with one panel per item of ``what`` (among q, v, a, tau, energy).
+
+        Saved as PNG (or any matplotlib format, from the suffix) when ``path`` is given.
+        Returns the matplotlib Figure (Agg canvas: no window is opened).
+        """
+        from .plots import plot_result
+
+        return plot_result(self, path=path, what=what, run=run)
