@@ -14,8 +14,8 @@ joints resting on their limits are held there: the error would decrease only pas
 import numpy as np
 from numba import njit
 
-from ._kernels import (CONVERGED, LIMITS, MAX_ITER, REACH, SINGULAR, UNREACHABLE, chol_solve, fk_jac,
-                       integrate_chain, local_jacobian, task_error)
+from ._kernels import (CONVERGED, LIMITS, MAX_ITER, REACH, SINGULAR, UNREACHABLE, chol_solve,
+                       fk_jac, integrate_chain, local_jacobian, task_error)
 
 STATIONARY_RTOL = 1e-7  # |projected gradient| <= this * |W^1/2 J|_F |W^1/2 e|: stationary
 RANK_RTOL = 1e-6  # sigma_min / sigma_max below this: rank-deficient Jacobian

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL
+from ..joints import FREE, PRISMATIC, REVOLUTE
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,8 @@ class Chain:
     wrap: np.ndarray
     reach: tuple | None
     joint_names: tuple
+    ci: np.ndarray = None
+    cf: np.ndarray = None
 
     @property
     def nq(self):
@@ -103,9 +105,20 @@ def support_chain(model, frame):
         tool=np.array(f.placement, dtype=float), q_index=q_index, v_index=v_index, lo=lo, hi=hi,
         rlo=rlo, rhi=rhi, wrap=wrap, reach=None,
         joint_names=tuple(model.joint_names[b] for b in bodies))
-    chain = _with_reach(chain)
+    chain = pack(_with_reach(chain))
     model._cache[key] = chain
     return chain
+
+
+def pack(chain):
+    """Add the packed arrays ``ci`` (int64) and ``cf`` (float64) read by ``_lm.unpack``."""
+    nj = chain.jtype.size
+    ci = np.concatenate([[nj, chain.nq, chain.nv], chain.jtype, chain.iq, chain.iv, chain.vq,
+                         chain.wrap.astype(np.int64), chain.q_index]).astype(np.int64)
+    reach = np.array([0.0, 0.0, 0.0, -1.0]) if chain.reach is None else np.append(chain.reach[0], chain.reach[1])
+    cf = np.concatenate([chain.axis.ravel(), chain.X.ravel(), chain.tool.ravel(), chain.lo, chain.hi,
+                         chain.rlo, chain.rhi, reach]).astype(float)
+    return Chain(**{**chain.__dict__, "ci": ci, "cf": cf})
 
 
 def _with_reach(chain):
@@ -144,7 +157,3 @@ def _with_reach(chain):
 def chain_q(chain, q):
     """The chain's entries of q (nq,) or (N, nq)."""
     return np.asarray(q)[..., chain.q_index]
-
-
-def _spherical_or_free(chain):
-    return bool(np.any((chain.jtype == SPHERICAL) | (chain.jtype == FREE)))

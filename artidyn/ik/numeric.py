@@ -19,24 +19,9 @@ from .chain import support_chain
 from .results import IKResult, IKSolutions
 from .targets import parse_target
 
-_STATUS = np.array(["converged", "unreachable", "singular", "joint_limits", "max_iterations"])
+# kernel codes -> status (REACH: beyond the reach bound, decided without iterating)
+_STATUS = np.array(["converged", "unreachable", "singular", "joint_limits", "max_iterations", "unreachable"])
 TOL = 1e-10
-
-
-def _problem(model, target, frame, q0, kind, weights, respect_limits):
-    ch = support_chain(model, frame)
-    Tt, single, kind, mode, w = parse_target(target, kind, weights)
-    N = Tt.shape[0]
-    if q0 is None:
-        Qfull = _neutral(model)[None]
-        use_q0 = False
-    else:
-        Qfull, _ = as_q(model, q0, "q0")
-        if Qfull.shape[0] not in (1, N):
-            raise InputError(f"q0 has {Qfull.shape[0]} states for {N} targets")
-        use_q0 = True
-    lo, hi = (ch.lo, ch.hi) if respect_limits else (np.full(ch.nq, -np.inf), np.full(ch.nq, np.inf))
-    return ch, Tt, single, kind, mode, w, Qfull, use_q0, lo, hi
 
 
 def _neutral(model):
@@ -45,28 +30,36 @@ def _neutral(model):
     return model._cache["ik_neutral"]
 
 
-def _beyond_reach(ch, Tt, kind):
-    """Targets whose position is beyond the chain's reach bound (decided, no iteration)."""
-    if kind == "orientation" or ch.reach is None:
-        return None, None
-    centre, radius = ch.reach
-    d = np.sqrt(((Tt[:, :3, 3] - centre) ** 2).sum(axis=1))
-    far = d > radius * (1 + 1e-9) + 1e-12
-    return (far if far.any() else None), d
+def _configurations(model, q, name, N):
+    """(rows, nq) float array of configurations (rows 1 or N), checked."""
+    if model.quaternion_slices if "ik_quat" not in model._cache else model._cache["ik_quat"]:
+        model._cache["ik_quat"] = True
+        Q, _ = as_q(model, q, name)
+    else:
+        model._cache["ik_quat"] = False
+        Q = np.asarray(q, dtype=float)
+        Q = Q[None] if Q.ndim == 1 else Q
+        if Q.ndim != 2 or Q.shape[1] != model.nq:
+            as_q(model, q, name)  # raises the standard ShapeError
+        if not np.isfinite(Q).all():
+            as_q(model, q, name)  # raises the standard InputError
+    if Q.shape[0] not in (1, N):
+        raise InputError(f"{name} has {Q.shape[0]} states for {N} targets")
+    return Q
 
 
-def _run(ch, Tt, Q0c, use_q0, mode, w, lo, hi, tol, max_iterations, n_attempts, seed, Qref, w_ref, w_lim):
+def _run(model, ch, Tt, Q0, Qref, mode, w, tol, max_iterations, n_attempts, seed, use_q0, respect_limits,
+         w_ref=0.0, w_lim=0.0):
+    """One call of the compiled solver for all targets; returns (Q (N, nq), out_i, out_e)."""
     N = Tt.shape[0]
-    out_q = np.empty((N, ch.nq))
-    out_code = np.empty(N, dtype=np.int64)
-    out_it, out_att = np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
-    perr, rerr = np.empty(N), np.empty(N)
-    if N:
-        solve_many(Tt, np.ascontiguousarray(Q0c, dtype=float), use_q0, mode, w, ch.jtype, ch.axis,
-                   ch.X, ch.iq, ch.iv, ch.vq, ch.tool, lo, hi, ch.rlo, ch.rhi, ch.wrap, float(tol),
-                   int(max_iterations), int(n_attempts), int(seed), np.ascontiguousarray(Qref, dtype=float),
-                   float(w_ref), float(w_lim), out_q, out_code, out_it, out_att, perr, rerr)
-    return out_q, out_code, out_it, out_att, perr, rerr
+    out_q = np.empty((N, model.nq))
+    out_i = np.empty((N, 3), dtype=np.int64)
+    out_e = np.empty((N, 2))
+    pf = np.empty(9)
+    pf[0], pf[1], pf[2], pf[3:] = tol, w_ref, w_lim, w
+    pi = np.array([mode, max_iterations, n_attempts, seed, use_q0, respect_limits], dtype=np.int64)
+    solve_many(Tt, Q0, Qref, ch.ci, ch.cf, pf, pi, out_q, out_i, out_e)
+    return out_q, out_i, out_e
 
 
 def ik(model, target, frame, q0=None, *, kind=None, weights=None, tol=TOL, max_iterations=100,
@@ -77,7 +70,7 @@ def ik(model, target, frame, q0=None, *, kind=None, weights=None, tol=TOL, max_i
     ----------
     model : Model
     target : (4, 4) pose, (3,) position or (3, 3) orientation (``kind="orientation"``), in the
-        world frame, or a batch (N, ...) of them
+        world frame, or a batch (N, ...) of them (solved in one compiled loop)
     frame : str, the frame (or body) to place
     q0 : (nq,) or (N, nq) first start; None: random starts only. Entries of joints that do not
         move the frame are returned as given (neutral when q0 is None).
@@ -93,57 +86,38 @@ def ik(model, target, frame, q0=None, *, kind=None, weights=None, tol=TOL, max_i
 
     Returns
     -------
-    IKResult
+    IKResult (scalars for one target, arrays for a batch)
     """
-    ch, Tt, single, kind, mode, w, Qfull, use_q0, lo, hi = _problem(model, target, frame, q0, kind, weights,
-                                                                      respect_limits)
+    ch = support_chain(model, frame)
+    Tt, single, kind, mode, w = parse_target(target, kind, weights)
     N = Tt.shape[0]
+    Q0 = _neutral(model)[None] if q0 is None else _configurations(model, q0, "q0", N)
     if q_ref is not None:
-        Qref, _ = as_q(model, q_ref, "q_ref")
-        Qref, w_ref = np.broadcast_to(Qref[:, ch.q_index], (N, ch.nq)), 1.0
+        Qref, w_ref = _configurations(model, q_ref, "q_ref", N)[:, ch.q_index], 1.0
     else:
         Qref, w_ref = np.zeros((1, ch.nq)), 0.0
     if not (np.isfinite(avoid_limits) and avoid_limits >= 0):
         raise InputError(f"avoid_limits must be a finite weight >= 0, got {avoid_limits}")
-    far, dist = _beyond_reach(ch, Tt, kind)
-    Q = np.array(np.broadcast_to(Qfull, (N, model.nq)), dtype=float)
-    todo = np.arange(N) if far is None else np.flatnonzero(~far)
-    Qc0 = Q[todo][:, ch.q_index]
-    Qref = np.broadcast_to(Qref, (N, ch.nq))[todo]
-    qc, code, its, att, perr, rerr = _run(ch, Tt[todo] if far is not None else Tt, Qc0, use_q0, mode, w, lo, hi,
-                                          tol, max_iterations, 1 + int(restarts), seed, Qref, w_ref, avoid_limits)
-    if kind != "pose":
-        perr, rerr = _mask(kind, perr, rerr)
-    notes = None
-    if far is None:
-        Q[:, ch.q_index] = qc
-    else:
-        Q[np.ix_(todo, ch.q_index)] = qc
-        codes, qc = np.full(N, K.UNREACHABLE), None
-        codes[todo] = code
-        its_all, att_all = np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
-        its_all[todo], att_all[todo] = its, att
-        pe, re = np.zeros(N), np.zeros(N)
-        pe[todo], re[todo] = perr, rerr
-        pe[far], re[far] = _errors_of(ch, Tt[far], Q[far], kind)
-        code, its, att, perr, rerr = codes, its_all, att_all, pe, re
-        centre, radius = ch.reach
-        notes = [None] * N
-        for k in np.flatnonzero(far):
-            notes[k] = (f"the target position is {dist[k]:.6g} m from {np.round(centre, 6).tolist()} but the "
-                        f"chain of frame '{ch.frame}' reaches at most {radius:.6g} m from there")
+    Q, out_i, out_e = _run(model, ch, Tt, Q0, Qref, mode, w, tol, max_iterations, 1 + int(restarts), seed,
+                           q0 is not None, respect_limits, w_ref, avoid_limits)
+    code = out_i[:, 0]
+    notes = _reach_notes(ch, Tt, code) if (code == K.REACH).any() else None
     if single:
-        return IKResult(q=Q[0], success=bool(code[0] == K.CONVERGED), status=str(_STATUS[code[0]]),
-                        position_error=float(perr[0]), orientation_error=float(rerr[0]), iterations=int(its[0]),
-                        attempts=int(att[0]), frame=ch.frame, kind=kind, notes=None if notes is None else notes[0])
-    return IKResult(q=Q, success=code == K.CONVERGED, status=_STATUS[code], position_error=perr,
-                    orientation_error=rerr, iterations=its, attempts=att, frame=ch.frame, kind=kind, notes=notes)
+        c = int(code[0])
+        return IKResult(q=Q[0], success=c == K.CONVERGED, status=str(_STATUS[c]), position_error=float(out_e[0, 0]),
+                        orientation_error=float(out_e[0, 1]), iterations=int(out_i[0, 1]),
+                        attempts=int(out_i[0, 2]), frame=ch.frame, kind=kind, notes=notes and notes[0])
+    return IKResult(q=Q, success=code == K.CONVERGED, status=_STATUS[code], position_error=out_e[:, 0],
+                    orientation_error=out_e[:, 1], iterations=out_i[:, 1], attempts=out_i[:, 2], frame=ch.frame,
+                    kind=kind, notes=notes)
 
 
-def _mask(kind, perr, rerr):
-    if kind == "position":
-        return perr, np.zeros_like(rerr)
-    return np.zeros_like(perr), rerr
+def _reach_notes(ch, Tt, code):
+    centre, radius = ch.reach
+    d = np.linalg.norm(Tt[:, :3, 3] - centre, axis=1)
+    return [(f"the target position is {d[k]:.6g} m from {np.round(centre, 6).tolist()} but the chain of "
+             f"frame '{ch.frame}' reaches at most {radius:.6g} m from there") if code[k] == K.REACH else None
+            for k in range(len(code))]
 
 
 def _errors_of(ch, Tt, Q, kind):
@@ -188,26 +162,22 @@ def ik_all(model, target, frame, q0=None, *, kind=None, weights=None, tol=TOL, s
     together in the compiled loop), de-duplicated on the manifold (angles mod 2 pi).
 
     For a redundant chain the solutions form continua: this returns a sample of them. Solutions
-    are sorted by their distance to ``q0`` when it is given. Returns :class:`IKSolutions`.
+    are sorted by their distance to ``q0`` when it is given (q0 also gives the entries of the
+    joints that do not move the frame). Returns :class:`IKSolutions`.
     """
-    ch, Tt, single, kind, mode, w, Qfull, _, lo, hi = _problem(model, target, frame, q0, kind, weights,
-                                                               respect_limits)
+    ch = support_chain(model, frame)
+    Tt, single, kind, mode, w = parse_target(target, kind, weights)
     if not single:
         raise InputError("ik_all takes one target; use ik for a batch of targets")
-    base = Qfull[0]
-    far, dist = _beyond_reach(ch, Tt, kind)
+    base = _neutral(model) if q0 is None else _configurations(model, q0, "q0", 1)[0]
     S = int(starts)
-    if far is not None or S <= 0:
-        msg = (f"the target position is {dist[0]:.6g} m from the centre of the reach bound, beyond its "
-               f"radius {ch.reach[1]:.6g} m" if far is not None else "no starts")
-        return _solutions(model, ch, base, np.zeros((0, ch.nq)), Tt, kind,
-                          "unreachable" if far is not None else "max_iterations", msg)
-    TT = np.broadcast_to(Tt, (S, 4, 4))
-    Q0c = np.broadcast_to(base[ch.q_index], (S, ch.nq))
-    qc, code, its, att, perr, rerr = _run(ch, TT, Q0c, False, mode, w, lo, hi, tol, max_iterations, 1, seed,
-                                          np.zeros((S, ch.nq)), 0.0, 0.0)
-    ok = code == K.CONVERGED
-    sols = qc[ok]
+    if S <= 0:
+        raise InputError(f"starts must be a positive number of random starts, got {starts}")
+    TT = np.ascontiguousarray(np.broadcast_to(Tt, (S, 4, 4)))
+    Q, out_i, out_e = _run(model, ch, TT, base[None], np.zeros((1, ch.nq)), mode, w, tol, max_iterations, 1, seed,
+                           False, respect_limits)
+    code = out_i[:, 0]
+    sols = Q[code == K.CONVERGED][:, ch.q_index]
     sols = sols[distinct(ch, sols, distinct_tol)] if len(sols) else sols
     if q0 is not None and len(sols):
         d = np.abs((sols - base[ch.q_index] + np.pi) % (2 * np.pi) - np.pi).sum(axis=1)
@@ -216,14 +186,17 @@ def ik_all(model, target, frame, q0=None, *, kind=None, weights=None, tol=TOL, s
         sols = sols[:int(max_solutions)]
     if len(sols):
         status, msg = "converged", f"{len(sols)} distinct solution(s) from {S} starts"
+    elif (code == K.REACH).all():
+        status, msg = "unreachable", _reach_notes(ch, Tt, code[:1])[0]
     else:
-        counts = np.bincount(code, minlength=5)
-        status = str(_STATUS[int(np.argmax(counts))])
-        msg = f"no start converged ({S} starts; outcomes {dict(zip(_STATUS.tolist(), counts.tolist()))})"
-    return _solutions(model, ch, base, sols, Tt, kind, status, msg)
+        counts = np.bincount(code, minlength=6)
+        counts[K.UNREACHABLE] += counts[K.REACH]
+        status = str(_STATUS[int(np.argmax(counts[:5]))])
+        msg = f"no start converged ({S} starts; outcomes {dict(zip(_STATUS[:5].tolist(), counts[:5].tolist()))})"
+    return _solutions(ch, base, sols, Tt, kind, status, msg)
 
 
-def _solutions(model, ch, base, sols, Tt, kind, status, msg, family="numeric", branch=None):
+def _solutions(ch, base, sols, Tt, kind, status, msg, family="numeric", branch=None):
     Q = np.repeat(base[None], len(sols), axis=0)
     Q[:, ch.q_index] = sols
     k = len(sols)

@@ -124,19 +124,19 @@ def scipy_run(model, f, t, Q, V, per_step, options, max_chart_angle=0.3):
 
         def rhs(s, y, k=k, Qc=Qc):
             xi, v = y[:N * nv].reshape(N, nv), y[N * nv:].reshape(N, nv)
-            return np.concatenate([dexp_inv(model, xi, v).ravel(), f(k, s, integrate(model, Qc, xi), v)[0].ravel()])
+            a, _ = f(k, s, integrate(model, Qc, xi), v)
+            return np.concatenate([dexp_inv(model, xi, v).ravel(), a.ravel()])
 
         y0 = np.concatenate([np.zeros(N * nv), v_out[k].ravel()])
         sol = solve_ivp(rhs, (t[k], t[stop]), y0, t_eval=t[k + 1:stop + 1],
                         events=events if stop > k + 1 else None, **options)
+        if sol.status != -1 and sol.y.shape[1] == 0:  # the chart event fired within one grid step
+            sol = solve_ivp(rhs, (t[k], t[k + 1]), y0, t_eval=t[k + 1:k + 2], **options)
         if sol.status == -1:
             from ..errors import InputError
 
             raise InputError(f"scipy.integrate.solve_ivp failed after t = {t[k]:.6g} s: {sol.message}")
         m = sol.y.shape[1]
-        if m == 0:  # the chart event fired within one grid step: take that step alone
-            per_step_once = solve_ivp(rhs, (t[k], t[k + 1]), y0, t_eval=t[k + 1:k + 2], **options)
-            sol, m = per_step_once, 1
         xi = sol.y[:N * nv].T.reshape(m, N, nv)
         q_out[k + 1:k + 1 + m] = integrate(model, np.broadcast_to(Qc, (m, N, model.nq)).reshape(-1, model.nq),
                                            xi.reshape(-1, nv)).reshape(m, N, model.nq)
@@ -145,4 +145,4 @@ def scipy_run(model, f, t, Q, V, per_step, options, max_chart_angle=0.3):
     return q_out, v_out
 
 
-STEPPERS = {"rk4": rk4_step, "semi-implicit": semi_implicit_step, "scipy": None}
+STEPPERS = {"rk4": rk4_step, "semi-implicit": semi_implicit_step}

@@ -12,7 +12,7 @@ from ..joints import FREE, SPHERICAL
 from .integrate import STEPPERS, scipy_run
 from .result import Energy, SimulationResult
 
-METHODS = tuple(STEPPERS)
+METHODS = ("rk4", "semi-implicit", "scipy")
 DEFAULT_IVP = {"method": "DOP853", "rtol": 1e-10, "atol": 1e-12}
 
 
@@ -39,7 +39,8 @@ def _to_generalized(model, x, B, what):
 
 
 def torque_source(model, tau, n_steps, N, single):
-    """A function ``(k, t, Q, V) -> Tau (N, nv)`` from the ``tau`` argument of :func:`simulate`.
+    """``(source, held)``: ``source(k, t, Q, V) -> Tau (N, nv)`` from the ``tau`` argument of
+    :func:`simulate`; ``held`` is True for a table over time (changes at every grid point).
 
     ``tau`` is a number, an array for the whole run ((nv,) / (na,) or per state (N, nv) / (N, na)),
     an array over time held constant over each step ((n_steps, k), (n_steps + 1, k) or with a
@@ -54,14 +55,14 @@ def torque_source(model, tau, n_steps, N, single):
             if out.ndim > 2 or (out.ndim == 2 and out.shape[0] not in (1, N)):
                 raise ShapeError(f"tau(t, q, v) returned shape {out.shape}; expected ({nv},) or ({N}, {nv})")
             return np.broadcast_to(out, (N, nv))
-        return from_callable
+        return from_callable, False
 
     arr = np.asarray(tau, dtype=float)
     if not np.all(np.isfinite(arr)):
         raise InputError("simulate: tau contains NaN or infinite values")
     if arr.ndim == 0:
         const = np.full((N, nv), float(arr))
-        return lambda k, t, Q, V: const
+        return (lambda k, t, Q, V: const), False
     arr = _to_generalized(model, arr, B, "tau")
     rows = arr.shape[0]
     over_time = arr.ndim in (2, 3) and rows in (n_steps, n_steps + 1)
@@ -69,14 +70,14 @@ def torque_source(model, tau, n_steps, N, single):
                 f"/ ({n_steps}, {N}, {nv}) over the {n_steps} time steps (or na = {B.shape[1]} columns)")
     if arr.ndim == 1 or (arr.ndim == 2 and not single and rows == N and not over_time):
         const = np.broadcast_to(arr, (N, nv))
-        return lambda k, t, Q, V: const
+        return (lambda k, t, Q, V: const), False
     if arr.ndim == 2 and not single and rows == N:
         raise ShapeError(f"tau of shape {arr.shape} is ambiguous ({N} states, {n_steps} steps): "
                          f"pass ({rows}, {N}, {nv}) for torques over time")
     if not over_time or (arr.ndim == 3 and arr.shape[1] not in (1, N)):
         raise ShapeError(f"tau has shape {arr.shape}: {expected}")
     table = arr.reshape(rows, -1, nv)
-    return lambda k, t, Q, V: np.broadcast_to(table[min(k, rows - 1)], (N, nv))
+    return (lambda k, t, Q, V: np.broadcast_to(table[min(k, rows - 1)], (N, nv))), True
 
 
 def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, method="rk4", f_ext=None,
@@ -126,7 +127,7 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, method="rk4", f_
 
         result = simulate(model, q_start, tau=controller, t_final=1.5, dt=1e-3)
     """
-    if method not in STEPPERS:
+    if method not in METHODS:
         raise InputError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
     Q, single = as_q(model, q0, "q0")
     V, single_v = as_batch(model, np.zeros(model.nv) if v0 is None else v0, "v0", "nv")
@@ -138,7 +139,7 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, method="rk4", f_
     V = np.array(np.broadcast_to(V, (N, model.nv)), dtype=float)
     t = time_grid(t_final, dt)
     n_steps, h = t.size - 1, t[1] - t[0]
-    tau_of = torque_source(model, tau, n_steps, N, single)
+    tau_of, held = torque_source(model, tau, n_steps, N, single)
 
     def f_ext_at(s, Qs, Vs):
         if callable(f_ext):
@@ -153,8 +154,7 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, method="rk4", f_
     tau_out = np.empty((n_steps + 1, N, model.nv))
     if method == "scipy":
         options = dict(DEFAULT_IVP, **(ivp_options or {}))
-        per_step = not callable(tau) and np.ndim(tau) >= 2 and np.shape(tau)[0] in (n_steps, n_steps + 1)
-        q_out, v_out = scipy_run(model, f, t, Q, V, per_step, options)
+        q_out, v_out = scipy_run(model, f, t, Q, V, held, options)
         for k in range(n_steps + 1):
             a_out[k], tau_out[k] = f(k, t[k], q_out[k], v_out[k])
     else:
@@ -183,7 +183,8 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, method="rk4", f_
 
 
 _LABELS = {("q", SPHERICAL): ("qx", "qy", "qz", "qw"), ("v", SPHERICAL): ("wx", "wy", "wz"),
-           ("q", FREE): ("x", "y", "z", "qx", "qy", "qz", "qw"), ("v", FREE): ("wx", "wy", "wz", "vx", "vy", "vz")}
+           ("q", FREE): ("x", "y", "z", "qx", "qy", "qz", "qw"),
+           ("v", FREE): ("wx", "wy", "wz", "vx", "vy", "vz")}
 
 
 def coordinate_names(model, kind):
