@@ -15,8 +15,9 @@ from .kinematics import (body_accelerations, body_velocities, center_of_mass,  #
 from .dynamics import (aba, actuation_matrix, centroidal_momentum, crba, external_wrench,  # noqa: F401
                        friction_torque, gravity_torque, joint_wrenches, kinetic_energy,
                        mechanical_energy, momentum, potential_energy, rnea)
-from .dynamics import (christoffel, coriolis_matrix, gaha, mass_matrix_derivative,  # noqa: F401
+from .dynamics import (christoffel, coriolis_matrix, gaha, gravity, mass_matrix_derivative,  # noqa: F401
                        newton_euler_nonrecursive, nonlinear_effects)
+from .sim import SimulationResult, quintic, simulate  # noqa: F401
 from .io.urdf import load_urdf  # noqa: F401
 from .io import load  # noqa: F401
 from .io.dh import from_dh  # noqa: F401

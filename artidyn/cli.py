@@ -87,10 +87,11 @@ def cmd_fk(args):
 def cmd_report(args):
     from .report import build_report
     model = model_from(args.model)
-    text = build_report(model, args.out)
+    out = None if args.no_files else args.out
+    text = build_report(model, out)
     print(text, end="")
-    if args.out:
-        print(f"(written to {args.out}/report.md)", file=sys.stderr)
+    if out:
+        print(f"(report and plots written to {out}/)", file=sys.stderr)
     return 0
 
 
@@ -107,7 +108,9 @@ def _register_core(sub):
     p.set_defaults(func=cmd_fk)
     p = sub.add_parser("report", help="model report (Markdown)")
     add_model_argument(p)
-    p.add_argument("--out", default=None, metavar="DIR", help="also write report.md (and files) in DIR")
+    p.add_argument("--out", default="artidyn-report", metavar="DIR",
+                   help="folder for report.md and the PNG plots (default: ./artidyn-report)")
+    p.add_argument("--no-files", action="store_true", help="print the report only, write no file")
     p.set_defaults(func=cmd_report)
 
 

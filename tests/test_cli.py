@@ -63,7 +63,7 @@ def test_commands_on_a_toml_file(capsys, tmp_path):
     assert "Denavit-Hartenberg table (modified" in capsys.readouterr().out
     assert cli.main(["fk", str(path), "--q", "0 0 0 0 0 0", "--frame", "dh4"]) == 0
     assert np.allclose(numbers_after(capsys.readouterr().out, "xyz"), [0.5, 0, 0.5], atol=1e-9)
-    assert cli.main(["report", str(path)]) == 0
+    assert cli.main(["report", str(path), "--no-files"]) == 0
     assert "# artidyn report: rx90" in capsys.readouterr().out
 
 
@@ -105,8 +105,13 @@ def test_report_sections_extend(monkeypatch, tmp_path):
     assert (tmp_path / "extra.txt").read_text() == "pendulum"
 
 
-def test_python_dash_m_report():
+def test_python_dash_m_report(tmp_path):
+    """The README's main job, as a user runs it: writes report.md and the PNG plots in ./artidyn-report."""
     res = subprocess.run([sys.executable, "-m", "artidyn", "report", "puma560"], capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=120, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("# artidyn report: puma560") and "| dh6 " in res.stdout
+    out = tmp_path / "artidyn-report"
+    assert (out / "report.md").read_text(encoding="utf-8") == res.stdout
+    for png in ("torques_quintic.png", "free_fall_energy.png"):
+        assert (out / png).stat().st_size > 1000

@@ -5,6 +5,8 @@ torque-free body: conserved energy and momentum), between integrators (drift ord
 convergence) and between algorithms (computed torque with RNEA inside an ABA simulation).
 Horizons are short: every aba call of the reference implementation costs about a millisecond.
 """
+import re
+
 import numpy as np
 import pytest
 from scipy.special import ellipk
@@ -184,6 +186,9 @@ def test_torque_free_body_rk4_order_and_momentum():
     h = momentum(model, ref.q, ref.v)
     np.testing.assert_allclose(h, np.broadcast_to(h[0], h.shape), atol=1e-9)  # spatial momentum conserved
     assert ref.energy_drift() < 1e-10
+    # a coarse grid (0.9 rad of rotation per step): the chart is re-centred at every step
+    coarse = simulate(model, q0, v0, t_final=0.5, dt=0.25, method="scipy")
+    np.testing.assert_allclose(difference(model, coarse.q[-1], ref.q[-1]), 0, atol=1e-8)
     err = []
     for dt in (0.05, 0.025):
         r = simulate(model, q0, v0, t_final=0.5, dt=dt)
@@ -370,3 +375,16 @@ def test_cli_simulate_and_torques(tmp_path, capsys):
     assert "no column for coordinate 'slider'" in capsys.readouterr().err
     with pytest.raises(NameNotFound, match="did you mean 'slidr'"):
         read_trajectory_csv(model, traj)
+
+
+def test_report_sections(tmp_path):
+    from artidyn.report import build_report, fmt
+    model = pendulum(m=1.0, l=1.0, g=G)
+    text = build_report(model, tmp_path)
+    for title in ("## Dynamics at the neutral configuration", "## Torques along a quintic motion",
+                  "## Free-fall simulation"):
+        assert title in text
+    # the motion ends at rest at q1 = 0.5 rad, where the motor holds m g l sin(0.5)
+    assert f"| pivot | {fmt(G * np.sin(0.5))} | 2 |" in re.sub(" +", " ", text)
+    for name in ("torques_quintic.png", "free_fall_energy.png"):
+        assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"

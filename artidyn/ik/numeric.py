@@ -32,17 +32,13 @@ def _neutral(model):
 
 def _configurations(model, q, name, N):
     """(rows, nq) float array of configurations (rows 1 or N), checked."""
-    if model.quaternion_slices if "ik_quat" not in model._cache else model._cache["ik_quat"]:
-        model._cache["ik_quat"] = True
-        Q, _ = as_q(model, q, name)
-    else:
-        model._cache["ik_quat"] = False
-        Q = np.asarray(q, dtype=float)
-        Q = Q[None] if Q.ndim == 1 else Q
-        if Q.ndim != 2 or Q.shape[1] != model.nq:
-            as_q(model, q, name)  # raises the standard ShapeError
-        if not np.isfinite(Q).all():
-            as_q(model, q, name)  # raises the standard InputError
+    has_quat = model._cache.get("ik_quat")
+    if has_quat is None:
+        has_quat = model._cache["ik_quat"] = bool(model.quaternion_slices)
+    Q = np.asarray(q, dtype=float) if not has_quat else None
+    if has_quat or Q.ndim not in (1, 2) or Q.shape[-1] != model.nq or not np.isfinite(Q).all():
+        Q, _ = as_q(model, q, name)  # checks, normalises quaternions, raises the standard errors
+    Q = Q[None] if Q.ndim == 1 else Q
     if Q.shape[0] not in (1, N):
         raise InputError(f"{name} has {Q.shape[0]} states for {N} targets")
     return Q

@@ -13,7 +13,7 @@ Joint codes as :mod:`artidyn.joints`; revolute and prismatic axes are the intern
 import numba as nb
 import numpy as np
 
-from .pack import C, H, IBAR, MASS, P, PP, PR, QN, R, IQ, IV, JTYPE, NVJ
+from .pack import H, IBAR, IQ, IV, JTYPE, MASS, NVJ, P, PP, PR, QN, R
 
 REVOLUTE, PRISMATIC, SPHERICAL, FREE = 0, 1, 2, 3
 QUAT_TOL = 1e-6  # as artidyn.spatial.rotations.QUAT_TOL: |q| - 1 allowed before refusing
@@ -215,7 +215,6 @@ def inertia_to_parent_add(B, i, X, dst, Y, S):
         c0 = 0 if blk == 0 else 3
         for r in range(3):
             e0, e1, e2 = B[i, R + 3 * r], B[i, R + 3 * r + 1], B[i, R + 3 * r + 2]
-            t = (0.0, 0.0, 0.0)
             t0 = e0 * B[i, X + 6 * r0 + c0] + e1 * B[i, X + 6 * (r0 + 1) + c0] + e2 * B[i, X + 6 * (r0 + 2) + c0]
             t1 = (e0 * B[i, X + 6 * r0 + c0 + 1] + e1 * B[i, X + 6 * (r0 + 1) + c0 + 1]
                   + e2 * B[i, X + 6 * (r0 + 2) + c0 + 1])
@@ -285,15 +284,3 @@ def rigid_inertia_to_parent_add(B, i, X, dst):
             if r == c:
                 val += 2.0 * gp + m * pp
             B[dst, X + 4 + 3 * r + c] += val
-
-
-@nb.njit(cache=True)
-def rigid_inertia_apply(B, i, X, x, y):
-    """y <- I x for the rigid-body inertia (m, h, Ibar) = B[i, X:X+13]; x, y 6-tuples -> tuple."""
-    m, h0, h1, h2 = B[i, X], B[i, X + 1], B[i, X + 2], B[i, X + 3]
-    w0, w1, w2, v0, v1, v2 = x
-    I = X + 4
-    return (B[i, I] * w0 + B[i, I + 1] * w1 + B[i, I + 2] * w2 + h1 * v2 - h2 * v1,
-            B[i, I + 3] * w0 + B[i, I + 4] * w1 + B[i, I + 5] * w2 + h2 * v0 - h0 * v2,
-            B[i, I + 6] * w0 + B[i, I + 7] * w1 + B[i, I + 8] * w2 + h0 * v1 - h1 * v0,
-            m * v0 - (h1 * w2 - h2 * w1), m * v1 - (h2 * w0 - h0 * w2), m * v2 - (h0 * w1 - h1 * w0))

@@ -14,6 +14,8 @@ import pathlib
 
 import numpy as np
 
+from .simulate import METHODS
+
 
 def register(subparsers):
     """Add the ``torques`` and ``simulate`` sub-commands to an argparse ``subparsers`` object."""
@@ -29,12 +31,12 @@ def register(subparsers):
 
     s = subparsers.add_parser("simulate", help="simulate the unactuated model (gravity and friction)")
     _model_arguments(s)
-    s.add_argument("--q0", type=float, nargs="+", metavar="Q", help="initial configuration (nq numbers; "
-                   "default: the neutral configuration)")
+    s.add_argument("--q0", nargs="+", metavar="Q", help="initial configuration (nq numbers, spaces or "
+                   "commas; default: the neutral configuration)")
     s.add_argument("--v0", type=float, nargs="+", metavar="V", help="initial velocity (nv numbers; default 0)")
-    s.add_argument("--t-final", type=float, default=2.0, help="duration in seconds (default 2)")
+    s.add_argument("--t-final", type=float, default=1.0, help="duration in seconds (default 1)")
     s.add_argument("--dt", type=float, default=1e-3, help="time step in seconds (default 0.001)")
-    s.add_argument("--method", default="rk4", choices=["rk4", "semi-implicit", "scipy"],
+    s.add_argument("--method", default="rk4", choices=METHODS,
                    help="integrator (default rk4)")
     s.add_argument("--out", default=".", metavar="DIR", help="output folder (default: current folder)")
     s.set_defaults(func=cmd_simulate)
@@ -95,12 +97,12 @@ def cmd_torques(args):
 
 def cmd_simulate(args):
     """``artidyn simulate``: free motion from q0, v0 under gravity and the model's friction."""
-    from ..configuration import neutral
+    from ..cli import parse_q
     from .plots import plot_energy
     from .simulate import simulate
 
     model = load_model(args)
-    q0 = neutral(model) if args.q0 is None else np.array(args.q0)
+    q0 = parse_q(model, args.q0, what="--q0")
     v0 = None if args.v0 is None else np.array(args.v0)
     result = simulate(model, q0, v0, t_final=args.t_final, dt=args.dt, method=args.method)
     out = _out_dir(args)

@@ -130,7 +130,7 @@ def scipy_run(model, f, t, Q, V, per_step, options, max_chart_angle=0.3):
         y0 = np.concatenate([np.zeros(N * nv), v_out[k].ravel()])
         sol = solve_ivp(rhs, (t[k], t[stop]), y0, t_eval=t[k + 1:stop + 1],
                         events=events if stop > k + 1 else None, **options)
-        if sol.status != -1 and sol.y.shape[1] == 0:  # the chart event fired within one grid step
+        if sol.status != -1 and np.size(sol.t) == 0:  # the chart event fired within one grid step
             sol = solve_ivp(rhs, (t[k], t[k + 1]), y0, t_eval=t[k + 1:k + 2], **options)
         if sol.status == -1:
             from ..errors import InputError
