@@ -21,6 +21,8 @@ from .sim import SimulationResult, quintic, simulate  # noqa: F401
 from .io.urdf import load_urdf  # noqa: F401
 from .io import load  # noqa: F401
 from .io.dh import from_dh  # noqa: F401
+from .ik import (IKResult, IKSolutions, condition_number, ik, ik_all, ik_analytic,  # noqa: F401
+                 is_singular, manipulability, singularity, workspace)
 from . import spatial, models  # noqa: F401
 
 __version__ = "0.1.0"

@@ -27,6 +27,7 @@ import numpy as np
 from ..configuration import unbatch
 from ..spatial._num import matvec, result_dtype
 from ..spatial.motion import cross_force, cross_motion, force_apply, inertia_transform, motion_apply_inv
+from ..kernels import dispatch as _kernels
 from . import _common
 from .actuation import _friction_torque
 
@@ -107,6 +108,9 @@ def aba(model, q, v, tau, f_ext=None, friction=True):
     a : (nv,) or (N, nv) acceleration (floating base: spatial acceleration of the base in its
         frame, [omega_dot; v_dot], as pinocchio's).
     """
+    a = _kernels.aba(model, q, v, tau, f_ext, friction)  # compiled; None: reference code below
+    if a is not None:
+        return a
     Q, (V, Tau), single = _common.batch_inputs(model, q, v=v, tau=tau)
     F = _common.external_forces(model, f_ext, Q.shape[0])
     return unbatch(_aba(model, Q, V, Tau, F, friction), single)

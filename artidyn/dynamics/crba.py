@@ -23,6 +23,7 @@ import numpy as np
 
 from ..configuration import unbatch
 from ..spatial.motion import force_apply, inertia_transform
+from ..kernels import dispatch as _kernels
 from . import _common
 
 
@@ -67,6 +68,9 @@ def crba(model, q):
     -------
     M : (nv, nv) or (N, nv, nv), such that the kinetic energy is ``v @ M @ v / 2``.
     """
+    M = _kernels.crba(model, q)  # compiled; None: reference code below
+    if M is not None:
+        return M
     Q, _, single = _common.batch_inputs(model, q)
     return unbatch(_crba(model, Q), single)
 

@@ -37,6 +37,7 @@ from ..kinematics.velocities import _body_velocities
 from ..spatial._num import matvec
 from ..spatial.motion import crf, crm, cross_motion, motion_apply_inv, skew
 from .gaha import _body_jacobians, _partials, com_parts
+from ..kernels import dispatch as _kernels
 
 
 def _columns_cross(v, J):
@@ -141,6 +142,9 @@ def gravity(model, q):
 def nonlinear_effects(model, q, v):
     """h(q, v) = C(q, v) v + g(q) = rnea(q, v, 0) without friction, (nv,) or (N, nv)."""
     from .rnea import _rnea
+    h = _kernels.nonlinear_effects(model, q, v)  # compiled; None: reference code below
+    if h is not None:
+        return h
     Q, (V,), single = _states(model, q, v=v)
     return unbatch(_rnea(model, Q, V, np.zeros(V.shape, dtype=V.dtype), None, friction=False), single)
 

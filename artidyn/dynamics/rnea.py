@@ -31,6 +31,7 @@ import numpy as np
 from ..configuration import unbatch
 from ..spatial._num import matvec, result_dtype
 from ..spatial.motion import cross_force, cross_motion, force_apply, motion_apply_inv
+from ..kernels import dispatch as _kernels
 from . import _common
 from .actuation import _friction_torque
 
@@ -109,6 +110,9 @@ def rnea(model, q, v, a, f_ext=None, friction=True):
     --------
     Gravity torques of a random arm: ``rnea(model, q, zeros(nv), zeros(nv))``.
     """
+    tau = _kernels.rnea(model, q, v, a, f_ext, friction)  # compiled; None: reference code below
+    if tau is not None:
+        return tau
     Q, (V, A), single = _common.batch_inputs(model, q, v=v, a=a)
     F = _common.external_forces(model, f_ext, Q.shape[0])
     return unbatch(_rnea(model, Q, V, A, F, friction), single)
@@ -116,6 +120,9 @@ def rnea(model, q, v, a, f_ext=None, friction=True):
 
 def gravity_torque(model, q):
     """g(q) = rnea(q, 0, 0) without friction: the torques that hold the robot still."""
+    g = _kernels.gravity_torque(model, q)  # compiled; None: reference code below
+    if g is not None:
+        return g
     Q, _, single = _common.batch_inputs(model, q)
     Z = np.zeros((Q.shape[0], model.nv))
     return unbatch(_rnea(model, Q, Z, Z, None, friction=False), single)

@@ -16,8 +16,8 @@ target T*:
 With the local Jacobian J (``T(q + dq) ~ T(q) exp(J dq)``) each step solves
 ``(J^T W J + mu I) dq = J^T W e`` (Nielsen's update of ``mu``); joints resting on a limit whose
 gradient pushes outwards are frozen for the step (an active set), the others are clipped. In
-the null space of the task, ``N z`` with ``N = I - (H + lambda I)^-1 H`` moves towards a
-reference posture and away from the limits (redundant arms).
+the null space of the task, ``N z`` with ``N = I - (H + lambda D)^-1 H`` (D: the Hessian of the
+secondary objective) moves towards a reference posture and away from the limits (redundant arms).
 """
 import numpy as np
 from numba import njit
@@ -71,13 +71,13 @@ def fk_jac(q, jtype, axis, X, iq, iv, tool, Tf, Jw, Rs, ps, with_jac):
     for k in range(nj):
         t = jtype[k]
         o = iq[k]
-        pJ[:] = 0.0
+        pJ[0] = pJ[1] = pJ[2] = 0.0
         if t == REVOLUTE:
             _axis_rot(axis[k], q[o], RJ)
         elif t == PRISMATIC:
-            RJ[:, :] = 0.0
             for i in range(3):
-                RJ[i, i] = 1.0
+                for j in range(3):
+                    RJ[i, j] = 1.0 if i == j else 0.0
                 pJ[i] = axis[k, i] * q[o]
         elif t == SPHERICAL:
             _quat_rot(q[o], q[o + 1], q[o + 2], q[o + 3], RJ)
@@ -115,28 +115,27 @@ def fk_jac(q, jtype, axis, X, iq, iv, tool, Tf, Jw, Rs, ps, with_jac):
     Tf[3, 3] = 1.0
     if not with_jac:
         return
-    Jw[:, :] = 0.0
-    sw = RJ[0]
-    sv = RJ[1]
+    for i in range(6):
+        for c in range(Jw.shape[1]):
+            Jw[i, c] = 0.0
     for k in range(nj):
         t = jtype[k]
         ncol = 1 if t <= PRISMATIC else (3 if t == SPHERICAL else 6)
+        r0, r1, r2 = Tf[0, 3] - ps[k, 0], Tf[1, 3] - ps[k, 1], Tf[2, 3] - ps[k, 2]
         for c in range(ncol):
-            sw[:] = 0.0
-            sv[:] = 0.0
-            if t == REVOLUTE:
-                sw[:] = axis[k]
-            elif t == PRISMATIC:
-                sv[:] = axis[k]
-            elif c < 3:
-                sw[c] = 1.0
-            else:
-                sv[c - 3] = 1.0
+            # body-frame subspace column s = [s_w; s_v] -> world axes: w = R s_w, v = R s_v
             col = iv[k] + c
             for i in range(3):
-                Jw[i, col] = Rs[k, i, 0] * sw[0] + Rs[k, i, 1] * sw[1] + Rs[k, i, 2] * sw[2]
-                Jw[3 + i, col] = Rs[k, i, 0] * sv[0] + Rs[k, i, 1] * sv[1] + Rs[k, i, 2] * sv[2]
-            r0, r1, r2 = Tf[0, 3] - ps[k, 0], Tf[1, 3] - ps[k, 1], Tf[2, 3] - ps[k, 2]
+                if t == REVOLUTE:
+                    w, v = Rs[k, i, 0] * axis[k, 0] + Rs[k, i, 1] * axis[k, 1] + Rs[k, i, 2] * axis[k, 2], 0.0
+                elif t == PRISMATIC:
+                    w, v = 0.0, Rs[k, i, 0] * axis[k, 0] + Rs[k, i, 1] * axis[k, 1] + Rs[k, i, 2] * axis[k, 2]
+                elif c < 3:
+                    w, v = Rs[k, i, c], 0.0
+                else:
+                    w, v = 0.0, Rs[k, i, c - 3]
+                Jw[i, col] = w
+                Jw[3 + i, col] = v
             w0, w1, w2 = Jw[0, col], Jw[1, col], Jw[2, col]
             Jw[3, col] += w1 * r2 - w2 * r1
             Jw[4, col] += w2 * r0 - w0 * r2
@@ -144,64 +143,62 @@ def fk_jac(q, jtype, axis, X, iq, iv, tool, Tf, Jw, Rs, ps, with_jac):
 
 
 @njit(cache=True)
-def log3(R, out):
-    """Rotation vector of R (angle in [0, pi]) through the quaternion (Shepperd), stable at 0 and pi."""
-    tr = R[0, 0] + R[1, 1] + R[2, 2]
-    if tr >= R[0, 0] and tr >= R[1, 1] and tr >= R[2, 2]:
+def log3_entries(r00, r01, r02, r10, r11, r12, r20, r21, r22):
+    """Rotation vector (angle in [0, pi]) of R through its quaternion (Shepperd), stable at 0 and pi."""
+    tr = r00 + r11 + r22
+    if tr >= r00 and tr >= r11 and tr >= r22:
         s = np.sqrt(1.0 + tr) * 2.0
-        w = s / 4
-        x, y, z = (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s
-    elif R[0, 0] >= R[1, 1] and R[0, 0] >= R[2, 2]:
-        s = np.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2]) * 2.0
-        x = s / 4
-        y, z, w = (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s, (R[2, 1] - R[1, 2]) / s
-    elif R[1, 1] >= R[2, 2]:
-        s = np.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2]) * 2.0
-        y = s / 4
-        x, z, w = (R[0, 1] + R[1, 0]) / s, (R[1, 2] + R[2, 1]) / s, (R[0, 2] - R[2, 0]) / s
+        w, x, y, z = s / 4, (r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s
+    elif r00 >= r11 and r00 >= r22:
+        s = np.sqrt(1.0 + r00 - r11 - r22) * 2.0
+        x, y, z, w = s / 4, (r01 + r10) / s, (r02 + r20) / s, (r21 - r12) / s
+    elif r11 >= r22:
+        s = np.sqrt(1.0 + r11 - r00 - r22) * 2.0
+        y, x, z, w = s / 4, (r01 + r10) / s, (r12 + r21) / s, (r02 - r20) / s
     else:
-        s = np.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1]) * 2.0
-        z = s / 4
-        x, y, w = (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, (R[1, 0] - R[0, 1]) / s
+        s = np.sqrt(1.0 + r22 - r00 - r11) * 2.0
+        z, x, y, w = s / 4, (r02 + r20) / s, (r12 + r21) / s, (r10 - r01) / s
     if w < 0:
         x, y, z, w = -x, -y, -z, -w
     n = np.sqrt(x * x + y * y + z * z)
     f = 2.0 / w if n < 1e-12 else 2.0 * np.arctan2(n, w) / n
-    out[0], out[1], out[2] = f * x, f * y, f * z
+    return f * x, f * y, f * z
+
+
+@njit(cache=True)
+def _dot_cols(A, B, i, j):
+    """(A^T B)[i, j] over the rotation blocks."""
+    return A[0, i] * B[0, j] + A[1, i] * B[1, j] + A[2, i] * B[2, j]
 
 
 @njit(cache=True)
 def task_error(Tf, Tt, mode, e):
     """Error e (6,) of Tf against the target Tt; returns (position error, orientation error)."""
-    Re = np.empty((3, 3))
-    pe = np.empty(3)
-    for i in range(3):
-        pe[i] = 0.0
-        for j in range(3):
-            Re[i, j] = Tf[0, i] * Tt[0, j] + Tf[1, i] * Tt[1, j] + Tf[2, i] * Tt[2, j]
-            pe[i] += Tf[j, i] * (Tt[j, 3] - Tf[j, 3])
-    w = np.empty(3)
-    log3(Re, w)
-    th = np.sqrt(w[0] ** 2 + w[1] ** 2 + w[2] ** 2)
-    perr = np.sqrt(pe[0] ** 2 + pe[1] ** 2 + pe[2] ** 2)
-    e[0], e[1], e[2] = w[0], w[1], w[2]
+    # R_e = R_f^T R_t, p_e = R_f^T (p_t - p_f)
+    d0, d1, d2 = Tt[0, 3] - Tf[0, 3], Tt[1, 3] - Tf[1, 3], Tt[2, 3] - Tf[2, 3]
+    p0 = Tf[0, 0] * d0 + Tf[1, 0] * d1 + Tf[2, 0] * d2
+    p1 = Tf[0, 1] * d0 + Tf[1, 1] * d1 + Tf[2, 1] * d2
+    p2 = Tf[0, 2] * d0 + Tf[1, 2] * d1 + Tf[2, 2] * d2
+    w0, w1, w2 = log3_entries(_dot_cols(Tf, Tt, 0, 0), _dot_cols(Tf, Tt, 0, 1), _dot_cols(Tf, Tt, 0, 2),
+                              _dot_cols(Tf, Tt, 1, 0), _dot_cols(Tf, Tt, 1, 1), _dot_cols(Tf, Tt, 1, 2),
+                              _dot_cols(Tf, Tt, 2, 0), _dot_cols(Tf, Tt, 2, 1), _dot_cols(Tf, Tt, 2, 2))
+    th = np.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+    perr = np.sqrt(p0 * p0 + p1 * p1 + p2 * p2)
+    e[0], e[1], e[2] = w0, w1, w2
     if mode == 1:
-        e[3], e[4], e[5] = pe[0], pe[1], pe[2]
+        e[3], e[4], e[5] = p0, p1, p2
         return perr, th
     # log6: v = V^-1 p,  V^-1 = I - W/2 + coef W^2  (see artidyn.spatial.rotations.log6)
     if th < 1e-6:
         coef = 1.0 / 12 + th * th / 720
     else:
         coef = (1 - (th / 2) * np.cos(th / 2) / np.sin(th / 2)) / (th * th)
-    wxp0 = w[1] * pe[2] - w[2] * pe[1]
-    wxp1 = w[2] * pe[0] - w[0] * pe[2]
-    wxp2 = w[0] * pe[1] - w[1] * pe[0]
-    ww0 = w[1] * wxp2 - w[2] * wxp1
-    ww1 = w[2] * wxp0 - w[0] * wxp2
-    ww2 = w[0] * wxp1 - w[1] * wxp0
-    e[3] = pe[0] - 0.5 * wxp0 + coef * ww0
-    e[4] = pe[1] - 0.5 * wxp1 + coef * ww1
-    e[5] = pe[2] - 0.5 * wxp2 + coef * ww2
+    wxp0 = w1 * p2 - w2 * p1
+    wxp1 = w2 * p0 - w0 * p2
+    wxp2 = w0 * p1 - w1 * p0
+    e[3] = p0 - 0.5 * wxp0 + coef * (w1 * wxp2 - w2 * wxp1)
+    e[4] = p1 - 0.5 * wxp1 + coef * (w2 * wxp0 - w0 * wxp2)
+    e[5] = p2 - 0.5 * wxp2 + coef * (w0 * wxp1 - w1 * wxp0)
     return perr, th
 
 
@@ -247,7 +244,8 @@ def chol_solve(A, b, x, L):
 @njit(cache=True)
 def integrate_chain(q, dq, jtype, iq, iv, lo, hi, out):
     """out = q (+) dq on the chain, then clipped to [lo, hi] (1-dof joints)."""
-    out[:] = q
+    for i in range(q.shape[0]):
+        out[i] = q[i]
     for k in range(jtype.shape[0]):
         t, o, v = jtype[k], iq[k], iv[k]
         if t <= PRISMATIC:
@@ -295,3 +293,12 @@ def pose_defects(T):
         det = max(det, abs(dt - 1.0))
         row = max(row, abs(T[k, 3, 0]), abs(T[k, 3, 1]), abs(T[k, 3, 2]), abs(T[k, 3, 3] - 1.0))
     return orth, det, row, bad
+
+
+@njit(cache=True)
+def copy_into(dst, src):
+    """dst[...] = src for same-shape C-contiguous arrays (explicit loop: cheap to compile)."""
+    d = dst.reshape(-1)
+    s = src.reshape(-1)
+    for i in range(d.shape[0]):
+        d[i] = s[i]

@@ -1,8 +1,7 @@
 """Compiled Levenberg-Marquardt loop of the numeric inverse geometric model (numba).
 
-One *attempt* iterates from one start; :func:`solve_many` runs, for every target of a batch
-(a compiled loop, no Python loop over targets), attempts from ``Q0`` then from random postures
-until one converges. See :mod:`artidyn.ik._kernels` for the error, the Jacobian and the step.
+One *attempt* iterates from one start (:mod:`artidyn.ik._batch` runs the attempts of a batch of
+targets). See :mod:`artidyn.ik._kernels` for the error, the Jacobian and the step.
 
 An attempt ends with one of the codes of :mod:`artidyn.ik._kernels`:
 ``CONVERGED`` (|e| <= tol on the returned q), ``UNREACHABLE`` (a stationary point of the error
@@ -14,11 +13,12 @@ joints resting on their limits are held there: the error would decrease only pas
 import numpy as np
 from numba import njit
 
-from ._kernels import (CONVERGED, LIMITS, MAX_ITER, REACH, SINGULAR, UNREACHABLE, chol_solve,
-                       fk_jac, integrate_chain, local_jacobian, task_error)
+from ._kernels import (CONVERGED, LIMITS, MAX_ITER, SINGULAR, UNREACHABLE, chol_solve, copy_into, fk_jac,
+                       integrate_chain, local_jacobian, task_error)
 
 STATIONARY_RTOL = 1e-7  # |projected gradient| <= this * |W^1/2 J|_F |W^1/2 e|: stationary
 RANK_RTOL = 1e-6  # sigma_min / sigma_max below this: rank-deficient Jacobian
+SECONDARY_TOL = 1e-6  # the null-space step is done when its largest entry is below this
 STALL_WINDOW, STALL_DECREASE = 10, 0.1  # an attempt stops when E drops less than this in a window
 
 
@@ -96,18 +96,62 @@ def _classify(J, w, g, blk, fro, enorm_w):
                     A[r, c] = np.sqrt(w[i]) * J[i, j]
                     c += 1
             r += 1
-    G = A.T @ A if free <= rows else A @ A.T
-    ev = np.linalg.eigvalsh(G)
-    if ev[0] <= RANK_RTOL * RANK_RTOL * ev[-1]:
+    k = min(free, rows)
+    G = np.zeros((k, k))  # A^T A or A A^T, whichever is smaller
+    for a in range(k):
+        for b in range(k):
+            s = 0.0
+            if free <= rows:
+                for i in range(rows):
+                    s += A[i, a] * A[i, b]
+            else:
+                for i in range(free):
+                    s += A[a, i] * A[b, i]
+            G[a, b] = s
+    lo, hi = sym_eig_range(G)
+    if lo <= RANK_RTOL * RANK_RTOL * hi:
         return SINGULAR
     return UNREACHABLE
 
 
 @njit(cache=True)
-def _secondary(q, vq, q_ref, w_ref, w_lim, lo, hi, z):
-    """z = Newton step towards the minimum of h = w_ref/2 |q - q_ref|^2 + w_lim/2 sum((q - mid)/half)^2."""
+def sym_eig_range(G):
+    """(smallest, largest) eigenvalue of a small symmetric matrix (cyclic Jacobi; G is overwritten)."""
+    n = G.shape[0]
+    for sweep in range(50):
+        off = 0.0
+        for p in range(n):
+            for r in range(p + 1, n):
+                off += G[p, r] * G[p, r]
+        if off <= 1e-30 * (1.0 + G[0, 0] * G[0, 0]):
+            break
+        for p in range(n):
+            for r in range(p + 1, n):
+                if G[p, r] == 0.0:
+                    continue
+                theta = (G[r, r] - G[p, p]) / (2.0 * G[p, r])
+                t = (1.0 if theta >= 0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
+                c = 1.0 / np.sqrt(t * t + 1.0)
+                s = t * c
+                for k in range(n):  # G <- G J (columns p, r)
+                    gp, gr = G[k, p], G[k, r]
+                    G[k, p], G[k, r] = c * gp - s * gr, s * gp + c * gr
+                for k in range(n):  # G <- J^T G (rows p, r)
+                    gp, gr = G[p, k], G[r, k]
+                    G[p, k], G[r, k] = c * gp - s * gr, s * gp + c * gr
+    lo, hi = G[0, 0], G[0, 0]
+    for p in range(n):
+        lo, hi = min(lo, G[p, p]), max(hi, G[p, p])
+    return lo, hi
+
+
+@njit(cache=True)
+def _secondary(q, vq, q_ref, w_ref, w_lim, lo, hi, z, D):
+    """Newton step z = -D^-1 grad h towards the minimum of the secondary objective
+    h = w_ref/2 |q - q_ref|^2 + w_lim/2 sum((q - mid)/half)^2, with D = diag(hess h) (1 where 0)."""
     for j in range(z.shape[0]):
         z[j] = 0.0
+        D[j] = 1.0
         k = vq[j]
         if k < 0:
             continue
@@ -119,6 +163,53 @@ def _secondary(q, vq, q_ref, w_ref, w_lim, lo, hi, z):
             hess += w_lim / (half * half)
         if hess > 0:
             z[j] = -grad / hess
+            D[j] = hess
+
+
+@njit(cache=True)
+def _nullspace_step(q, z, D, H, vq, lo, hi, blk, A, L, b, dz):
+    """Null-space step dz = (I - (H + lam D)^-1 H) z on the joints free to move, and its length.
+
+    Projected in the metric D of the objective's Hessian, so that its fixed points are the
+    constrained optima (grad h in range(J^T)). A joint that the step pushes against a limit it
+    rests on is held (removed, step recomputed); returns (max |dz|, alpha) with alpha <= 1 the
+    fraction of dz that keeps every joint within its limits (and |alpha dz| <= 0.2).
+    """
+    n = z.shape[0]
+    lam = 1e-10
+    for a in range(n):
+        lam += 1e-10 * H[a, a]
+        blk[a] = False
+    for _ in range(n + 1):
+        for a in range(n):
+            for c in range(n):
+                A[a, c] = 0.0 if (blk[a] or blk[c]) else H[a, c]
+            A[a, a] = 1.0 if blk[a] else H[a, a] + lam * D[a]
+            b[a] = 0.0
+            if not blk[a]:
+                for c in range(n):
+                    if not blk[c]:
+                        b[a] += H[a, c] * z[c]
+        chol_solve(A, b, dz, L)
+        size = 0.0
+        for j in range(n):
+            dz[j] = 0.0 if blk[j] else z[j] - dz[j]
+            size = max(size, abs(dz[j]))
+        alpha = 1.0 if size <= 0.2 else 0.2 / size
+        held = False
+        for j in range(n):
+            k = vq[j]
+            if k < 0 or dz[j] == 0.0:
+                continue
+            room = (hi[k] - q[k]) if dz[j] > 0 else (q[k] - lo[k])
+            if room <= 1e-12 * (1 + abs(q[k])):
+                blk[j] = True
+                held = True
+            else:
+                alpha = min(alpha, room / abs(dz[j]))
+        if not held:
+            return size, alpha
+    return 0.0, 0.0
 
 
 @njit(cache=True)
@@ -132,7 +223,7 @@ def attempt(q, Tt, mode, w, jtype, axis, X, iq, iv, vq, tool, lo, hi, tol, max_i
     Rs, ps = np.empty((nj + 1, 3, 3)), np.empty((nj + 1, 3))
     e, e2 = np.empty(6), np.empty(6)
     H, A, L = np.empty((n, n)), np.empty((n, n)), np.empty((n, n))
-    g, gb, dq, z, dz = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    g, gb, dq, z, dz, D = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     blk = np.zeros(n, dtype=np.bool_)
     q2 = np.empty_like(q)
     sec = w_ref > 0 or w_lim > 0
@@ -179,10 +270,10 @@ def attempt(q, Tt, mode, w, jtype, axis, X, iq, iv, vq, tool, lo, hi, tol, max_i
                 pred += 0.5 * dq[j] * (mu * dq[j] + gb[j])
             rho = (E - E2) / pred if pred > 0 else -1.0
             if rho > 0 and E2 < E:
-                q[:] = q2
-                Tf[:, :] = Tf2
-                Jw[:, :] = Jw2
-                e[:] = e2
+                copy_into(q, q2)
+                copy_into(Tf, Tf2)
+                copy_into(Jw, Jw2)
+                copy_into(e, e2)
                 E, enorm = E2, enorm2
                 mu *= max(1.0 / 3.0, 1.0 - (2.0 * rho - 1.0) ** 3)
                 nu = 2.0
@@ -192,34 +283,21 @@ def attempt(q, Tt, mode, w, jtype, axis, X, iq, iv, vq, tool, lo, hi, tol, max_i
                 if mu > 1e16 * (1.0 + H[0, 0]):
                     return _classify(J, w, g, blk, fro, np.sqrt(2 * E)), it + 1
         if sec:
-            # null-space step towards the secondary objective: dz = (I - (H + lam I)^-1 H) z
-            _secondary(q, vq, q_ref, w_ref, w_lim, lo, hi, z)
+            # null-space step towards the secondary objective, projected in the metric D of its
+            # Hessian (so that its fixed points are the constrained optima, grad h in range(J^T)):
+            # dz = (I - (H + lam D)^-1 H) z
+            _secondary(q, vq, q_ref, w_ref, w_lim, lo, hi, z, D)
             local_jacobian(Tf, Jw, J)
             _normal_equations(J, w, e, H, g)
-            lam = 1e-10
-            for a in range(n):
-                lam += 1e-10 * H[a, a]
-            for a in range(n):
-                for b in range(n):
-                    A[a, b] = H[a, b]
-                A[a, a] += lam
-                gb[a] = 0.0
-                for b in range(n):
-                    gb[a] += H[a, b] * z[b]
-            chol_solve(A, gb, dz, L)
-            size = 0.0
-            for j in range(n):
-                dz[j] = z[j] - dz[j]
-                size = max(size, abs(dz[j]))
+            size, alpha = _nullspace_step(q, z, D, H, vq, lo, hi, blk, A, L, gb, dz)
             sec_budget -= 1
-            if (size < 1e-9 and enorm < 1e-6) or sec_budget <= 0:
+            if (size < SECONDARY_TOL and enorm < 1e-6) or sec_budget <= 0:
                 sec = False
-            elif size > 0:
-                scale = min(1.0, 0.2 / size)
+            elif size > 0 and alpha > 0:
                 for j in range(n):
-                    dz[j] *= scale
+                    dz[j] *= alpha
                 integrate_chain(q, dz, jtype, iq, iv, lo, hi, q2)
-                q[:] = q2
+                copy_into(q, q2)
                 fk_jac(q, jtype, axis, X, iq, iv, tool, Tf, Jw, Rs, ps, True)
                 task_error(Tf, Tt, mode, e)
                 E, enorm = _energy(e, w)
@@ -232,146 +310,3 @@ def attempt(q, Tt, mode, w, jtype, axis, X, iq, iv, vq, tool, lo, hi, tol, max_i
     if enorm <= tol and not sec:
         return CONVERGED, max_iter
     return MAX_ITER, max_iter
-
-
-@njit(cache=True)
-def random_start(q, q_seed, jtype, iq, rlo, rhi):
-    """A random posture of the chain: 1-dof joints uniform in [rlo, rhi], uniform unit quaternions,
-    a free joint's position within 1 m of the seed."""
-    for k in range(jtype.shape[0]):
-        t, o = jtype[k], iq[k]
-        if t <= 1:
-            q[o] = np.random.uniform(rlo[o], rhi[o])
-            continue
-        a = o if t == 2 else o + 3
-        if t == 3:
-            for i in range(3):
-                q[o + i] = q_seed[o + i] + np.random.uniform(-1.0, 1.0)
-        n = 0.0
-        for i in range(4):
-            q[a + i] = np.random.normal()
-            n += q[a + i] ** 2
-        for i in range(4):
-            q[a + i] /= np.sqrt(n)
-
-
-@njit(cache=True)
-def unpack(ci, cf):
-    """Views of the packed chain (see :func:`artidyn.ik.chain.pack`)."""
-    nj, nq, nv = ci[0], ci[1], ci[2]
-    o = 3
-    jtype = ci[o:o + nj]
-    iq = ci[o + nj:o + 2 * nj]
-    iv = ci[o + 2 * nj:o + 3 * nj]
-    o += 3 * nj
-    vq = ci[o:o + nv]
-    wrap = ci[o + nv:o + nv + nq]
-    q_index = ci[o + nv + nq:o + nv + 2 * nq]
-    axis = cf[0:3 * nj].reshape((nj, 3))
-    o = 3 * nj
-    X = cf[o:o + 16 * nj].reshape((nj, 4, 4))
-    o += 16 * nj
-    tool = cf[o:o + 16].reshape((4, 4))
-    o += 16
-    lo, hi, rlo, rhi = cf[o:o + nq], cf[o + nq:o + 2 * nq], cf[o + 2 * nq:o + 3 * nq], cf[o + 3 * nq:o + 4 * nq]
-    o += 4 * nq
-    reach = cf[o:o + 4]  # centre (3), radius (< 0: no bound)
-    return jtype, iq, iv, vq, wrap, q_index, axis, X, tool, lo, hi, rlo, rhi, reach
-
-
-@njit(cache=True)
-def solve_many(Tt, Q0, Qref, ci, cf, pf, pi, out_q, out_i, out_e):
-    """Solve every target Tt[k] (N, 4, 4) for the packed chain (ci, cf).
-
-    pf = [tol, w_ref, w_lim, w (6)], pi = [mode, max_iter, n_attempts, seed, use_q0,
-    respect_limits]. Q0 (N or 1, nq) full configurations (the other joints are copied to out_q),
-    Qref (N or 1, nq_c). Target k: reach test (code REACH, no iteration), then attempts from Q0
-    (if use_q0) and from random postures seeded by ``seed + k`` until one converges.
-    out_i[k] = (code, iterations, attempts), out_e[k] = (position error, orientation error).
-    """
-    jtype, iq, iv, vq, wrap, q_index, axis, X, tool, lo0, hi0, rlo, rhi, reach = unpack(ci, cf)
-    tol, w_ref, w_lim, w = pf[0], pf[1], pf[2], pf[3:9]
-    mode, max_iter, n_attempts, seed, use_q0 = pi[0], pi[1], pi[2], pi[3], pi[4] != 0
-    nq = q_index.shape[0]
-    if pi[5] != 0:
-        lo, hi = lo0, hi0
-    else:
-        lo, hi = np.full(nq, -np.inf), np.full(nq, np.inf)
-    pos_w = w[3] > 0 or w[4] > 0 or w[5] > 0
-    rot_w = w[0] > 0 or w[1] > 0 or w[2] > 0
-    N = Tt.shape[0]
-    nj = jtype.shape[0]
-    n = vq.shape[0]
-    q = np.empty(nq)
-    qs = np.empty(nq)
-    Tf = np.empty((4, 4))
-    Jw = np.empty((6, n))
-    Rs, ps = np.empty((nj + 1, 3, 3)), np.empty((nj + 1, 3))
-    e = np.empty(6)
-    for k in range(N):
-        k0 = k if Q0.shape[0] > 1 else 0
-        kr = k if Qref.shape[0] > 1 else 0
-        out_q[k] = Q0[k0]
-        for i in range(nq):
-            qs[i] = Q0[k0, q_index[i]]
-        out_i[k, 0], out_i[k, 1], out_i[k, 2] = MAX_ITER, 0, 0
-        if reach[3] >= 0 and pos_w:
-            d = np.sqrt((Tt[k, 0, 3] - reach[0]) ** 2 + (Tt[k, 1, 3] - reach[1]) ** 2 + (Tt[k, 2, 3] - reach[2]) ** 2)
-            if d > reach[3] * (1 + 1e-9) + 1e-12:
-                out_i[k, 0] = REACH
-                fk_jac(qs, jtype, axis, X, iq, iv, tool, Tf, Jw, Rs, ps, False)
-                perr, rerr = task_error(Tf, Tt[k], mode, e)
-                out_e[k, 0], out_e[k, 1] = perr, rerr
-                continue
-        np.random.seed(seed + k)
-        best = np.inf
-        total = 0
-        for a in range(n_attempts):
-            if a == 0 and use_q0:
-                for i in range(nq):
-                    q[i] = min(max(qs[i], lo[i]), hi[i])
-            else:
-                random_start(q, qs, jtype, iq, rlo, rhi)
-            code, its = attempt(q, Tt[k], mode, w, jtype, axis, X, iq, iv, vq, tool, lo, hi, tol,
-                                max_iter, Qref[kr], w_ref, w_lim)
-            total += its
-            for i in range(nq):  # continuous joints back to (-pi, pi]
-                if wrap[i]:
-                    q[i] = q[i] - 2 * np.pi * np.ceil((q[i] - np.pi) / (2 * np.pi))
-            fk_jac(q, jtype, axis, X, iq, iv, tool, Tf, Jw, Rs, ps, False)
-            perr, rerr = task_error(Tf, Tt[k], mode, e)
-            E, enorm = _energy(e, w)
-            if code == CONVERGED and enorm > tol:
-                code = MAX_ITER
-            if code == CONVERGED or E < best:
-                best = E
-                for i in range(nq):
-                    out_q[k, q_index[i]] = q[i]
-                out_i[k, 0] = code
-                out_e[k, 0] = perr if pos_w else 0.0
-                out_e[k, 1] = rerr if rot_w else 0.0
-            out_i[k, 2] = a + 1
-            if code == CONVERGED:
-                break
-        out_i[k, 1] = total
-
-
-@njit(cache=True)
-def chain_fk_many(Qc, jtype, axis, X, iq, iv, tool, out):
-    """Frame placements out (N, 4, 4) for chain configurations Qc (N, nq_c)."""
-    nj = jtype.shape[0]
-    Jw = np.empty((6, 1))
-    Rs, ps = np.empty((nj + 1, 3, 3)), np.empty((nj + 1, 3))
-    for k in range(Qc.shape[0]):
-        fk_jac(Qc[k], jtype, axis, X, iq, iv, tool, out[k], Jw, Rs, ps, False)
-
-
-@njit(cache=True)
-def chain_fk_jac_many(Qc, jtype, axis, X, iq, iv, tool, nv, out_T, out_J):
-    """Placements (N, 4, 4) and world-axes Jacobians (N, 6, nv_c) of the chain's frame."""
-    nj = jtype.shape[0]
-    Rs, ps = np.empty((nj + 1, 3, 3)), np.empty((nj + 1, 3))
-    Jw = np.empty((6, nv))
-    for k in range(Qc.shape[0]):
-        fk_jac(Qc[k], jtype, axis, X, iq, iv, tool, out_T[k], Jw, Rs, ps, True)
-        out_J[k] = Jw

@@ -152,8 +152,3 @@ def _with_reach(chain):
         r += sum(np.linalg.norm(X[k][:3, 3]) for k in range(2, jt.size)) + np.linalg.norm(chain.tool[:3, 3])
         r += stroke[1:].sum()
     return Chain(**{**chain.__dict__, "reach": (centre, float(r))})
-
-
-def chain_q(chain, q):
-    """The chain's entries of q (nq,) or (N, nq)."""
-    return np.asarray(q)[..., chain.q_index]

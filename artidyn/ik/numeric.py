@@ -5,16 +5,21 @@ one in the null space), one or several (:func:`ik_all` collects distinct ones by
 none (out of reach or singular: an honest ``status`` says which).
 
 Levenberg-Marquardt on the SE(3) error log6(T(q)^-1 T*) (kernels in :mod:`._lm`), joint limits
-kept by an active set, random restarts when a start fails. "unreachable" is decided, never
-guessed: the target lies beyond an upper bound of the chain's reach (:mod:`.chain`), or every
-stop is a stationary point of the error with a full-rank Jacobian and a non-zero residual.
+kept by an active set, random restarts when a start fails; every other random attempt iterates
+without limits, then moves its angles by 2 pi into the limits and, if still outside, goes on with
+the limits from the clipped posture (a solution across a forbidden region is still found).
+"unreachable" is decided, never guessed: the target lies beyond an upper bound of the chain's
+reach (:mod:`.chain`), or the best attempt stopped at a stationary point of the error with a
+full-rank Jacobian and a non-zero residual. The status of a failed target is that of its best
+attempt (lowest residual), whose q is returned (within the limits).
 """
 import numpy as np
 
 from ..configuration import as_q, neutral
 from ..errors import InputError
+from ..spatial.rotations import log3
 from . import _kernels as K
-from ._lm import solve_many
+from ._batch import chain_fk_many, solve_many
 from .chain import support_chain
 from .results import IKResult, IKSolutions
 from .targets import parse_target
@@ -47,13 +52,18 @@ def _configurations(model, q, name, N):
 def _run(model, ch, Tt, Q0, Qref, mode, w, tol, max_iterations, n_attempts, seed, use_q0, respect_limits,
          w_ref=0.0, w_lim=0.0):
     """One call of the compiled solver for all targets; returns (Q (N, nq), out_i, out_e)."""
+    if not (np.isfinite(tol) and tol > 0):
+        raise InputError(f"tol must be a positive number, got {tol}")
+    if int(max_iterations) < 1 or int(n_attempts) < 1:
+        raise InputError(f"max_iterations must be >= 1 and restarts >= 0, got {max_iterations}, {n_attempts - 1}")
+    if int(seed) < 0:
+        raise InputError(f"seed must be >= 0, got {seed}")
     N = Tt.shape[0]
     out_q = np.empty((N, model.nq))
     out_i = np.empty((N, 3), dtype=np.int64)
     out_e = np.empty((N, 2))
-    pf = np.empty(9)
-    pf[0], pf[1], pf[2], pf[3:] = tol, w_ref, w_lim, w
-    pi = np.array([mode, max_iterations, n_attempts, seed, use_q0, respect_limits], dtype=np.int64)
+    pf = np.concatenate(((tol, w_ref, w_lim), w))
+    pi = np.array((mode, max_iterations, n_attempts, seed, use_q0, respect_limits), dtype=np.int64)
     solve_many(Tt, Q0, Qref, ch.ci, ch.cf, pf, pi, out_q, out_i, out_e)
     return out_q, out_i, out_e
 
@@ -97,12 +107,16 @@ def ik(model, target, frame, q0=None, *, kind=None, weights=None, tol=TOL, max_i
     Q, out_i, out_e = _run(model, ch, Tt, Q0, Qref, mode, w, tol, max_iterations, 1 + int(restarts), seed,
                            q0 is not None, respect_limits, w_ref, avoid_limits)
     code = out_i[:, 0]
-    notes = _reach_notes(ch, Tt, code) if (code == K.REACH).any() else None
     if single:
         c = int(code[0])
+        notes = None if c < K.LIMITS or c == K.MAX_ITER else (
+            _reach_notes(ch, Tt, code) if c == K.REACH else _limit_notes(ch, Q, code, None))
         return IKResult(q=Q[0], success=c == K.CONVERGED, status=str(_STATUS[c]), position_error=float(out_e[0, 0]),
                         orientation_error=float(out_e[0, 1]), iterations=int(out_i[0, 1]),
                         attempts=int(out_i[0, 2]), frame=ch.frame, kind=kind, notes=notes and notes[0])
+    notes = _reach_notes(ch, Tt, code) if (code == K.REACH).any() else None
+    if (code == K.LIMITS).any():
+        notes = _limit_notes(ch, Q, code, notes)
     return IKResult(q=Q, success=code == K.CONVERGED, status=_STATUS[code], position_error=out_e[:, 0],
                     orientation_error=out_e[:, 1], iterations=out_i[:, 1], attempts=out_i[:, 2], frame=ch.frame,
                     kind=kind, notes=notes)
@@ -116,6 +130,18 @@ def _reach_notes(ch, Tt, code):
             for k in range(len(code))]
 
 
+def _limit_notes(ch, Q, code, notes):
+    """Name the joints resting on a limit in the targets that stopped there."""
+    notes = list(notes) if notes is not None else [None] * len(code)
+    Qc = Q[:, ch.q_index]
+    at = (np.isclose(Qc, ch.lo, rtol=0, atol=1e-9) | np.isclose(Qc, ch.hi, rtol=0, atol=1e-9))
+    for k in np.flatnonzero(code == K.LIMITS):
+        names = [f"'{ch.joint_names[j]}'" for j in range(ch.jtype.size)
+                 if ch.jtype[j] in (K.REVOLUTE, K.PRISMATIC) and at[k, ch.iq[j]]]
+        notes[k] = f"joints at a limit: {', '.join(names) or 'none'}"
+    return notes
+
+
 def _errors_of(ch, Tt, Q, kind):
     """Position and orientation errors of the frame at Q against the targets (compiled FK)."""
     N = Tt.shape[0]
@@ -124,14 +150,12 @@ def _errors_of(ch, Tt, Q, kind):
     if kind != "orientation":
         pe = np.linalg.norm(Tt[:, :3, 3] - Tf[:, :3, 3], axis=1)
     if kind != "position":
-        from ..spatial.rotations import log3
         re = np.linalg.norm(log3(np.swapaxes(Tf[:, :3, :3], 1, 2) @ Tt[:, :3, :3]), axis=-1)
     return pe, re
 
 
 def chain_placements(ch, Qc):
     """Placements (N, 4, 4) of the chain's frame for chain configurations Qc (N, nq_c)."""
-    from ._lm import chain_fk_many
     Qc = np.ascontiguousarray(np.atleast_2d(Qc), dtype=float)
     out = np.empty((Qc.shape[0], 4, 4))
     chain_fk_many(Qc, ch.jtype, ch.axis, ch.X, ch.iq, ch.iv, ch.tool, out)

@@ -66,7 +66,10 @@ class IKResult:
 
     @staticmethod
     def _message(status, perr, rerr, its, att, note):
-        text = f"{_EXPLAIN[str(status)]}; residual {perr:.3g} m, {rerr:.3g} rad after {its} iterations, {att} attempt(s)"
+        if str(status) == "unreachable" and att == 0:  # decided by the reach bound, no iteration
+            return f"unreachable: decided without iterating: {note}"
+        text = (f"{_EXPLAIN[str(status)]}; residual {perr:.3g} m, {rerr:.3g} rad after {its} iterations, "
+                f"{att} attempt(s)")
         return text + (f"; {note}" if note else "")
 
     def __bool__(self):

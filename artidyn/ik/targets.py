@@ -73,28 +73,25 @@ def parse_target(target, kind=None, weights=None):
     _check(Tt, kind, single)
     w = _weights(weights, kind)
     # log6 couples position and rotation: a pose with a zero-weighted row uses the split error
-    mode = 0 if kind == "pose" and np.all(w > 0) else 1
+    mode = 0 if kind == "pose" and (weights is None or w.min() > 0) else 1
     return Tt, single, kind, mode, w
 
 
+_DEFAULT_W = {"pose": np.ones(6), "position": np.repeat([0.0, 1.0], 3), "orientation": np.repeat([1.0, 0.0], 3)}
+
+
 def _weights(weights, kind):
+    """Row weights (6,) [rotation; position]; rows a kind does not target are zero."""
     if weights is None:
-        w = np.ones(6)
-    else:
-        wa = np.asarray(weights, dtype=float).ravel()
-        if wa.size == 2:
-            w = np.repeat(wa, 3)
-        elif wa.size == 6:
-            w = wa.copy()
-        else:
-            raise ShapeError(f"weights must be (w_rotation, w_position) or 6 row weights "
-                             f"[rotation; position], got {wa.size} values")
-        if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
-            raise InputError(f"weights must be finite, >= 0 and not all zero, got {w.tolist()}")
-    if kind == "position":
-        w[:3] = 0.0
-    elif kind == "orientation":
-        w[3:] = 0.0
+        return _DEFAULT_W[kind]
+    wa = np.asarray(weights, dtype=float).ravel()
+    if wa.size not in (2, 6):
+        raise ShapeError(f"weights must be (w_rotation, w_position) or 6 row weights "
+                         f"[rotation; position], got {wa.size} values")
+    w = np.repeat(wa, 3) if wa.size == 2 else wa.copy()
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise InputError(f"weights must be finite and >= 0, got {w.tolist()}")
+    w *= _DEFAULT_W[kind]
     if not np.any(w > 0):
-        raise InputError(f"the weights leave nothing to solve for a {kind} target")
+        raise InputError(f"the weights {wa.tolist()} leave nothing to solve for a {kind} target")
     return w

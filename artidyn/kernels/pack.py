@@ -22,7 +22,8 @@ COUL
 QN             7     work: the joint's q, quaternions normalised
 R, P           9, 3  work: body i in its parent (R row-major, p)
 V, A, F, C     6 x 4 work: velocity, acceleration, wrench (or bias force), velocity product / S qd
-IA, U, DINV    36 x3 work: articulated or composite 6x6 inertia, U = I_A S, D^-1 (row-major)
+IA, U, DINV    36 x3 work: ABA's articulated inertia I_A, U = I_A S, D^-1 (6x6 row-major);
+                     CRBA's world composite inertia (13 numbers) and world joint twists (in U)
 UU             6     work: u = tau - S^T p_A
 R0, P0         9, 3  work: world placement
 =============  ====  ==================================================================================
@@ -44,14 +45,16 @@ import numpy as np
 from ..joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL
 
 # --- column layout of the table ------------------------------------------------------------
-PARENT, JTYPE, IQ, IV, NVJ, NQJ = 0, 1, 2, 3, 4, 5
-PR, PP, RA = 6, 15, 18
-MASS, H, IBAR = 27, 28, 31
-ARM, DAMP, COUL = 40, 46, 52
-QN, R, P = 58, 65, 74
-V, A, F, C = 77, 83, 89, 95
-IA, U, DINV, UU = 101, 137, 173, 209
-R0, P0 = 215, 224
+# numpy integers, not Python ints: numba types a Python int constant passed to a compiled helper
+# as a literal and would compile one copy of the helper per column.
+PARENT, JTYPE, IQ, IV, NVJ, NQJ = np.arange(6)
+PR, PP, RA = np.int64(6), np.int64(15), np.int64(18)
+MASS, H, IBAR = np.int64(27), np.int64(28), np.int64(31)
+ARM, DAMP, COUL = np.int64(40), np.int64(46), np.int64(52)
+QN, R, P = np.int64(58), np.int64(65), np.int64(74)
+V, A, F, C = np.int64(77), np.int64(83), np.int64(89), np.int64(95)
+IA, U, DINV, UU = np.int64(101), np.int64(137), np.int64(173), np.int64(209)
+R0, P0 = np.int64(215), np.int64(224)
 WIDTH = 227
 GRAVITY = PP  # row 0
 
@@ -82,6 +85,7 @@ def pack(model):
     B[:, NVJ], B[:, NQJ] = model.nv_joint, model.nq_joint
     B[0, [PARENT, JTYPE, IQ, IV, NVJ, NQJ]] = (-1, -1, model.nq, model.nv, 0, 0)
     B[0, GRAVITY:GRAVITY + 3] = model.gravity
+    B[0, RA:RA + 9] = np.eye(3).ravel()
 
     Ra = np.tile(np.eye(3), (n, 1, 1))
     for i in range(1, n):

@@ -9,17 +9,56 @@ on tiny arrays into slow generic code). Conventions as :mod:`artidyn.spatial.mot
     A f   = [R mu + p x R f; R f]           force, child -> parent (X^T)
 
 Joint codes as :mod:`artidyn.joints`; revolute and prismatic axes are the internal z axis.
+
+Compilation: helpers that take the table are ``inline="always"`` (a call of a compiled
+function with array arguments costs more than their arithmetic); small helpers on tuples
+(3x3 products) and ``sin_cos`` stay separate functions, compiled once (numba's compile time
+grows with every inlined copy, and LLVM inlines these anyway).
 """
+import math
+
 import numba as nb
 import numpy as np
 
+from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .pack import H, IBAR, IQ, IV, JTYPE, MASS, NVJ, P, PP, PR, QN, R
 
 REVOLUTE, PRISMATIC, SPHERICAL, FREE = 0, 1, 2, 3
 QUAT_TOL = 1e-6  # as artidyn.spatial.rotations.QUAT_TOL: |q| - 1 allowed before refusing
 
+# sin and cos: x = k pi/2 + r, |r| <= pi/4, then the Taylor series of sin r and cos r (terms up to
+# r^17 / 17! and r^16 / 16!: the first omitted term is below 1e-19). pi/2 is split Cody-Waite
+# style into PIO2_1 + PIO2_2 + PIO2_3 (the first two hold 33 significant bits, so k * PIO2_1 and
+# k * PIO2_2 are exact for |k| < 2^20; tests/test_kernels.py re-derives them with mpmath).
+PIO2_1, PIO2_2, PIO2_3 = 1.5707963267341256, 6.077100506303966e-11, 2.0222662487959506e-21
+TWO_OVER_PI = 0.6366197723675814
+SIN_C = tuple((-1.0) ** k / math.factorial(2 * k + 1) for k in range(1, 9))  # r^3 .. r^17
+COS_C = tuple((-1.0) ** k / math.factorial(2 * k) for k in range(1, 9))      # r^2 .. r^16
 
-@nb.njit(cache=True)
+
+@nb.njit
+def sin_cos(x):
+    """(sin x, cos x) in one go, to within a few ulps (libm's for |x| >= 1e6 or non-finite x)."""
+    if not abs(x) < 1e6:
+        return np.sin(x), np.cos(x)
+    k = np.round(x * TWO_OVER_PI)
+    r = ((x - k * PIO2_1) - k * PIO2_2) - k * PIO2_3
+    z = r * r
+    s = SIN_C[7]
+    c = COS_C[7]
+    for j in range(6, -1, -1):
+        s = SIN_C[j] + z * s
+        c = COS_C[j] + z * c
+    s = r + r * z * s
+    c = 1.0 + z * c
+    n = int(k)
+    swap = n & 1 == 1  # quadrants 1, 3: sin x = +-cos r, cos x = -+sin r
+    sin_x = c if swap else s
+    cos_x = s if swap else c
+    return (-sin_x if n & 2 else sin_x), (-cos_x if (n + 1) & 2 else cos_x)
+
+
+@nb.njit(inline="always")
 def all_finite(x):
     """True when every entry of the 1-D array ``x`` is finite (x - x is NaN for NaN and inf)."""
     for k in range(x.shape[0]):
@@ -28,7 +67,7 @@ def all_finite(x):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def load_q(B, q):
     """Copy q into the QN columns, joint by joint, normalising quaternions as ``as_q`` does.
 
@@ -55,7 +94,7 @@ def load_q(B, q):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def joint_transform(B, i):
     """(R, p) of row i <- body i in its parent (internal frames): T_up = P_i T_J(q_i).
 
@@ -64,7 +103,7 @@ def joint_transform(B, i):
     """
     t = int(B[i, JTYPE])
     if t == REVOLUTE:
-        c, s = np.cos(B[i, QN]), np.sin(B[i, QN])
+        s, c = sin_cos(B[i, QN])
         for r in range(3):
             a0, a1 = B[i, PR + 3 * r], B[i, PR + 3 * r + 1]
             B[i, R + 3 * r] = c * a0 + s * a1
@@ -92,7 +131,7 @@ def joint_transform(B, i):
                 B[i, P + r] += a0 * B[i, QN] + a1 * B[i, QN + 1] + a2 * B[i, QN + 2]
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def motion_to_child(B, i, src, X, Y):
     """B[i, Y] <- A_i^t B[src, X]: a motion vector of the parent (row src) in body i's coordinates."""
     w0, w1, w2 = B[src, X], B[src, X + 1], B[src, X + 2]
@@ -106,7 +145,7 @@ def motion_to_child(B, i, src, X, Y):
         B[i, Y + 3 + r] = e0 * u0 + e1 * u1 + e2 * u2
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def force_to_parent_add(B, i, X, dst, Y):
     """B[dst, Y] += A_i B[i, X]: a force vector of body i, about the parent's origin."""
     m0, m1, m2, g0, g1, g2 = B[i, X], B[i, X + 1], B[i, X + 2], B[i, X + 3], B[i, X + 4], B[i, X + 5]
@@ -122,7 +161,7 @@ def force_to_parent_add(B, i, X, dst, Y):
     B[dst, Y + 5] += f2
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def joint_row(t, j):
     """Entry of a 6-vector that dof j of a joint of type t picks (S^T x = x[rows])."""
     if t == REVOLUTE:
@@ -132,17 +171,39 @@ def joint_row(t, j):
     return j
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def joint_motion(B, i, x, Y):
     """B[i, Y] <- S_i x_i: the joint's motion for its dof values in the nv-vector x."""
     t, k = int(B[i, JTYPE]), int(B[i, IV])
     for r in range(6):
         B[i, Y + r] = 0.0
-    for j in range(int(B[i, NVJ])):
-        B[i, Y + joint_row(t, j)] = x[k + j]
+    if t < SPHERICAL:
+        B[i, Y + (2 if t == REVOLUTE else 5)] = x[k]
+    else:
+        for j in range(int(B[i, NVJ])):
+            B[i, Y + j] = x[k + j]
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
+def cross_joint_motion_add(B, i, Mv, X, Y):
+    """B[i, Y] += m (.) x for x = B[i, X] = S qd of body i's joint: for a revolute (prismatic)
+    joint x = qd e_z in the angular (linear) half, and m (.) x has four (two) nonzero entries."""
+    t = int(B[i, JTYPE])
+    if t == REVOLUTE:
+        qd = B[i, X + 2]
+        B[i, Y] += qd * B[i, Mv + 1]
+        B[i, Y + 1] -= qd * B[i, Mv]
+        B[i, Y + 3] += qd * B[i, Mv + 4]
+        B[i, Y + 4] -= qd * B[i, Mv + 3]
+    elif t == PRISMATIC:
+        qd = B[i, X + 5]
+        B[i, Y + 3] += qd * B[i, Mv + 1]
+        B[i, Y + 4] -= qd * B[i, Mv]
+    else:
+        cross_motion_add(B, i, Mv, X, Y)
+
+
+@nb.njit(inline="always")
 def cross_motion_add(B, i, Mv, X, Y):
     """B[i, Y] += m (.) x = [w x xw; w x xv + v x xw] with m = B[i, Mv], x = B[i, X] (crm(m) x)."""
     w0, w1, w2, v0, v1, v2 = B[i, Mv], B[i, Mv + 1], B[i, Mv + 2], B[i, Mv + 3], B[i, Mv + 4], B[i, Mv + 5]
@@ -155,7 +216,7 @@ def cross_motion_add(B, i, Mv, X, Y):
     B[i, Y + 5] += w0 * b1 - w1 * b0 + v0 * a1 - v1 * a0
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def cross_force_add(B, i, Mv, X, Y):
     """B[i, Y] += m (+) f = [w x mu + v x f; w x f] with m = B[i, Mv], f = B[i, X] (crf(m) f)."""
     w0, w1, w2, v0, v1, v2 = B[i, Mv], B[i, Mv + 1], B[i, Mv + 2], B[i, Mv + 3], B[i, Mv + 4], B[i, Mv + 5]
@@ -168,7 +229,7 @@ def cross_force_add(B, i, Mv, X, Y):
     B[i, Y + 5] += w0 * b1 - w1 * b0
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def inertia_apply(B, i, X, Y):
     """B[i, Y] <- I_i B[i, X] = [Ibar w + h x v; m v - h x w] (the body's own inertia)."""
     w0, w1, w2, v0, v1, v2 = B[i, X], B[i, X + 1], B[i, X + 2], B[i, X + 3], B[i, X + 4], B[i, X + 5]
@@ -183,7 +244,7 @@ def inertia_apply(B, i, X, Y):
     B[i, Y + 5] = m * v2 - (h0 * w1 - h1 * w0)
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def inertia_matrix(B, i, Y):
     """B[i, Y:Y+36] <- the 6x6 spatial inertia of body i, [[Ibar, [h]], [[h]^T, m 1]], row-major."""
     m, h0, h1, h2 = B[i, MASS], B[i, H], B[i, H + 1], B[i, H + 2]
@@ -198,8 +259,53 @@ def inertia_matrix(B, i, Y):
             B[i, Y + 6 * (c + 3) + r] = hx[r][c]
 
 
-@nb.njit(cache=True)
-def inertia_to_parent_add(B, i, X, dst, Y, S):
+@nb.njit
+def mat_mul(X, Y):
+    """X Y for 3x3 matrices as row-major 9-tuples."""
+    return (X[0] * Y[0] + X[1] * Y[3] + X[2] * Y[6], X[0] * Y[1] + X[1] * Y[4] + X[2] * Y[7],
+            X[0] * Y[2] + X[1] * Y[5] + X[2] * Y[8],
+            X[3] * Y[0] + X[4] * Y[3] + X[5] * Y[6], X[3] * Y[1] + X[4] * Y[4] + X[5] * Y[7],
+            X[3] * Y[2] + X[4] * Y[5] + X[5] * Y[8],
+            X[6] * Y[0] + X[7] * Y[3] + X[8] * Y[6], X[6] * Y[1] + X[7] * Y[4] + X[8] * Y[7],
+            X[6] * Y[2] + X[7] * Y[5] + X[8] * Y[8])
+
+
+@nb.njit
+def mat_mul_t(X, Y):
+    """X Y^T for 3x3 matrices as row-major 9-tuples."""
+    return (X[0] * Y[0] + X[1] * Y[1] + X[2] * Y[2], X[0] * Y[3] + X[1] * Y[4] + X[2] * Y[5],
+            X[0] * Y[6] + X[1] * Y[7] + X[2] * Y[8],
+            X[3] * Y[0] + X[4] * Y[1] + X[5] * Y[2], X[3] * Y[3] + X[4] * Y[4] + X[5] * Y[5],
+            X[3] * Y[6] + X[4] * Y[7] + X[5] * Y[8],
+            X[6] * Y[0] + X[7] * Y[1] + X[8] * Y[2], X[6] * Y[3] + X[7] * Y[4] + X[8] * Y[5],
+            X[6] * Y[6] + X[7] * Y[7] + X[8] * Y[8])
+
+
+@nb.njit
+def cross_rows(p, X):
+    """The 3x3 matrix whose row r is p x (row r of X), i.e. X [p]^T (9-tuples)."""
+    return (p[1] * X[2] - p[2] * X[1], p[2] * X[0] - p[0] * X[2], p[0] * X[1] - p[1] * X[0],
+            p[1] * X[5] - p[2] * X[4], p[2] * X[3] - p[0] * X[5], p[0] * X[4] - p[1] * X[3],
+            p[1] * X[8] - p[2] * X[7], p[2] * X[6] - p[0] * X[8], p[0] * X[7] - p[1] * X[6])
+
+
+@nb.njit
+def cross_cols(p, X):
+    """The 3x3 matrix whose column c is p x (column c of X), i.e. [p] X (9-tuples)."""
+    return (p[1] * X[6] - p[2] * X[3], p[1] * X[7] - p[2] * X[4], p[1] * X[8] - p[2] * X[5],
+            p[2] * X[0] - p[0] * X[6], p[2] * X[1] - p[0] * X[7], p[2] * X[2] - p[0] * X[8],
+            p[0] * X[3] - p[1] * X[0], p[0] * X[4] - p[1] * X[1], p[0] * X[5] - p[1] * X[2])
+
+
+@nb.njit(inline="always")
+def block(B, i, X):
+    """The 3x3 block at B[i, X] of a row-major 6x6 matrix, as a 9-tuple."""
+    return (B[i, X], B[i, X + 1], B[i, X + 2], B[i, X + 6], B[i, X + 7], B[i, X + 8],
+            B[i, X + 12], B[i, X + 13], B[i, X + 14])
+
+
+@nb.njit(inline="always")
+def inertia_to_parent_add(B, i, X, dst, Y):
     """B[dst, Y] += A X A^T for the symmetric 6x6 force-type X = B[i, X] (an articulated inertia).
 
     With ``A = [[1, P], [0, 1]] diag(R, R)``, ``P = [p]``: rotate the blocks, ``B_jk = R X_jk
@@ -207,80 +313,67 @@ def inertia_to_parent_add(B, i, X, dst, Y, S):
 
         A X A^T = [[B11 + E + E^T + P B22 P^T, B12 + P B22], [(B12 + P B22)^T, B22]],
         E = B12 P^T  (row r of E = p x row r of B12).
-
-    Scratch: 27 entries of row 0 from column S (the world row's unused work columns).
     """
-    for blk in range(3):
-        r0 = 0 if blk < 2 else 3
-        c0 = 0 if blk == 0 else 3
-        for r in range(3):
-            e0, e1, e2 = B[i, R + 3 * r], B[i, R + 3 * r + 1], B[i, R + 3 * r + 2]
-            t0 = e0 * B[i, X + 6 * r0 + c0] + e1 * B[i, X + 6 * (r0 + 1) + c0] + e2 * B[i, X + 6 * (r0 + 2) + c0]
-            t1 = (e0 * B[i, X + 6 * r0 + c0 + 1] + e1 * B[i, X + 6 * (r0 + 1) + c0 + 1]
-                  + e2 * B[i, X + 6 * (r0 + 2) + c0 + 1])
-            t2 = (e0 * B[i, X + 6 * r0 + c0 + 2] + e1 * B[i, X + 6 * (r0 + 1) + c0 + 2]
-                  + e2 * B[i, X + 6 * (r0 + 2) + c0 + 2])
-            t = (t0, t1, t2)
-            for c in range(3):
-                B[0, S + 9 * blk + 3 * r + c] = t[0] * B[i, R + 3 * c] + t[1] * B[i, R + 3 * c + 1] + t[2] * B[i, R + 3 * c + 2]
-    B11, B12, B22 = S, S + 9, S + 18
-    p0, p1, p2 = B[i, P], B[i, P + 1], B[i, P + 2]
+    Rm = (B[i, R], B[i, R + 1], B[i, R + 2], B[i, R + 3], B[i, R + 4], B[i, R + 5], B[i, R + 6],
+          B[i, R + 7], B[i, R + 8])
+    p = (B[i, P], B[i, P + 1], B[i, P + 2])
+    B11 = mat_mul_t(mat_mul(Rm, block(B, i, X)), Rm)
+    B12 = mat_mul_t(mat_mul(Rm, block(B, i, X + 3)), Rm)
+    B22 = mat_mul_t(mat_mul(Rm, block(B, i, X + 21)), Rm)
+    E = cross_rows(p, B12)
+    T12 = cross_cols(p, B22)
+    PBP = cross_cols(p, cross_rows(p, B22))
     for r in range(3):
-        # B11, then E and E^T (row r of E = p x B12[r, :]); bottom-right B22
-        b0, b1, b2 = B[0, B12 + 3 * r], B[0, B12 + 3 * r + 1], B[0, B12 + 3 * r + 2]
-        e = (p1 * b2 - p2 * b1, p2 * b0 - p0 * b2, p0 * b1 - p1 * b0)
         for c in range(3):
-            B[dst, Y + 6 * r + c] += B[0, B11 + 3 * r + c] + e[c]
-            B[dst, Y + 6 * c + r] += e[c]
-            B[dst, Y + 6 * (r + 3) + c + 3] += B[0, B22 + 3 * r + c]
-    for c in range(3):
-        # top-right T12 = B12 + P B22 (column c: B12[:, c] + p x B22[:, c]) and its transpose
-        b0, b1, b2 = B[0, B22 + c], B[0, B22 + 3 + c], B[0, B22 + 6 + c]
-        t = (B[0, B12 + c] + p1 * b2 - p2 * b1, B[0, B12 + 3 + c] + p2 * b0 - p0 * b2,
-             B[0, B12 + 6 + c] + p0 * b1 - p1 * b0)
-        for r in range(3):
-            B[dst, Y + 6 * r + c + 3] += t[r]
-            B[dst, Y + 6 * (c + 3) + r] += t[r]
-    # P B22 P^T: G = B22 P^T (row r = p x B22[r, :]) into the B11 scratch, then columns p x G[:, c]
-    for r in range(3):
-        b0, b1, b2 = B[0, B22 + 3 * r], B[0, B22 + 3 * r + 1], B[0, B22 + 3 * r + 2]
-        B[0, B11 + 3 * r] = p1 * b2 - p2 * b1
-        B[0, B11 + 3 * r + 1] = p2 * b0 - p0 * b2
-        B[0, B11 + 3 * r + 2] = p0 * b1 - p1 * b0
-    for c in range(3):
-        a0, a1, a2 = B[0, B11 + c], B[0, B11 + 3 + c], B[0, B11 + 6 + c]
-        B[dst, Y + c] += p1 * a2 - p2 * a1
-        B[dst, Y + 6 + c] += p2 * a0 - p0 * a2
-        B[dst, Y + 12 + c] += p0 * a1 - p1 * a0
+            k = 3 * r + c
+            B[dst, Y + 6 * r + c] += B11[k] + E[k] + E[3 * c + r] + PBP[k]
+            t = B12[k] + T12[k]
+            B[dst, Y + 6 * r + c + 3] += t
+            B[dst, Y + 6 * (c + 3) + r] += t
+            B[dst, Y + 6 * (r + 3) + c + 3] += B22[k]
 
 
-@nb.njit(cache=True)
-def rigid_inertia_to_parent_add(B, i, X, dst):
-    """Add the rigid-body inertia (m, h, Ibar) = B[i, X:X+13] of body i to B[dst, X:X+13] (parent).
+@nb.njit(inline="always")
+def rigid_inertia_transform_add(B, i, X, RX, PX, dst, Y):
+    """B[dst, Y:Y+13] += the rigid-body inertia (m, h, Ibar) = B[i, X:X+13] moved by the
+    transform (R, p) = (B[i, RX:RX+9], B[i, PX:PX+3]) of row i (e.g. R, P: to the parent).
 
     ``m' = m``, ``h' = R h + m p``, ``Ibar' = R Ibar R^T - ([p][Rh] + [Rh][p] + m [p]^2)`` with
     ``[a][b] = b a^T - (a.b) 1``: the 6x6 ``A I A^T`` for a rigid-body inertia, in 10 numbers.
     """
     m = B[i, X]
     hh = (B[i, X + 1], B[i, X + 2], B[i, X + 3])
-    g = (B[i, R] * hh[0] + B[i, R + 1] * hh[1] + B[i, R + 2] * hh[2],
-         B[i, R + 3] * hh[0] + B[i, R + 4] * hh[1] + B[i, R + 5] * hh[2],
-         B[i, R + 6] * hh[0] + B[i, R + 7] * hh[1] + B[i, R + 8] * hh[2])
-    p = (B[i, P], B[i, P + 1], B[i, P + 2])
-    B[dst, X] += m
+    g = (B[i, RX] * hh[0] + B[i, RX + 1] * hh[1] + B[i, RX + 2] * hh[2],
+         B[i, RX + 3] * hh[0] + B[i, RX + 4] * hh[1] + B[i, RX + 5] * hh[2],
+         B[i, RX + 6] * hh[0] + B[i, RX + 7] * hh[1] + B[i, RX + 8] * hh[2])
+    p = (B[i, PX], B[i, PX + 1], B[i, PX + 2])
+    B[dst, Y] += m
     for r in range(3):
-        B[dst, X + 1 + r] += g[r] + m * p[r]
+        B[dst, Y + 1 + r] += g[r] + m * p[r]
     gp = g[0] * p[0] + g[1] * p[1] + g[2] * p[2]
     pp = p[0] * p[0] + p[1] * p[1] + p[2] * p[2]
     for r in range(3):
         # row r of R Ibar
-        e0, e1, e2 = B[i, R + 3 * r], B[i, R + 3 * r + 1], B[i, R + 3 * r + 2]
+        e0, e1, e2 = B[i, RX + 3 * r], B[i, RX + 3 * r + 1], B[i, RX + 3 * r + 2]
         t0 = e0 * B[i, X + 4] + e1 * B[i, X + 7] + e2 * B[i, X + 10]
         t1 = e0 * B[i, X + 5] + e1 * B[i, X + 8] + e2 * B[i, X + 11]
         t2 = e0 * B[i, X + 6] + e1 * B[i, X + 9] + e2 * B[i, X + 12]
         for c in range(3):
-            val = t0 * B[i, R + 3 * c] + t1 * B[i, R + 3 * c + 1] + t2 * B[i, R + 3 * c + 2]
+            val = t0 * B[i, RX + 3 * c] + t1 * B[i, RX + 3 * c + 1] + t2 * B[i, RX + 3 * c + 2]
             val -= p[r] * g[c] + g[r] * p[c] + m * p[r] * p[c]
             if r == c:
                 val += 2.0 * gp + m * pp
-            B[dst, X + 4 + 3 * r + c] += val
+            B[dst, Y + 4 + 3 * r + c] += val
+
+
+@nb.njit(inline="always")
+def rigid_inertia_apply(B, i, X, x):
+    """I x as a 6-tuple, for the rigid-body inertia (m, h, Ibar) = B[i, X:X+13] and a 6-tuple x:
+    ``[Ibar w + h x v; m v - h x w]``."""
+    m, h0, h1, h2 = B[i, X], B[i, X + 1], B[i, X + 2], B[i, X + 3]
+    w0, w1, w2, v0, v1, v2 = x
+    b = X + 4
+    return (B[i, b] * w0 + B[i, b + 1] * w1 + B[i, b + 2] * w2 + h1 * v2 - h2 * v1,
+            B[i, b + 3] * w0 + B[i, b + 4] * w1 + B[i, b + 5] * w2 + h2 * v0 - h0 * v2,
+            B[i, b + 6] * w0 + B[i, b + 7] * w1 + B[i, b + 8] * w2 + h0 * v1 - h1 * v0,
+            m * v0 - (h1 * w2 - h2 * w1), m * v1 - (h2 * w0 - h0 * w2), m * v2 - (h0 * w1 - h1 * w0))

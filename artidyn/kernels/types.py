@@ -6,8 +6,11 @@ Anything else (lists, complex, object arrays) raises TypeError in the dispatcher
 :mod:`.dispatch` converts or falls back to the reference code.
 """
 import numba as nb
-import numpy as np
 from numba import types as T
+
+from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
+from .pack import IV
+from .spatial import all_finite, load_q
 
 BUF = T.Array(T.float64, 2, "C")                 # the packed table (:mod:`.pack`)
 VEC = T.Array(T.float64, 1, "A", readonly=True)
@@ -22,7 +25,18 @@ I64 = T.int64
 FRICTION, HAS_FEXT, LOCAL = 1, 2, 4  # bits of ``opts``
 
 
-@nb.njit(cache=True)
+@nb.njit
+def inputs_ok(B, q, x1, x2, fext, opts, out):
+    """Sizes, finite values, unit quaternions of one state's inputs (q loaded into B by load_q)."""
+    nv = int(B[0, IV])
+    if x1.shape[0] != nv or x2.shape[0] != nv or out.shape[0] != nv:
+        return False
+    if opts & HAS_FEXT and (fext.shape[0] != B.shape[0] or fext.shape[1] != 6 or not all_finite2(fext)):
+        return False
+    return load_q(B, q) and all_finite(x1) and all_finite(x2)
+
+
+@nb.njit
 def all_finite2(x):
     """True when every entry of the 2-D array ``x`` is finite."""
     for k in range(x.shape[0]):
@@ -30,13 +44,3 @@ def all_finite2(x):
             if x[k, j] - x[k, j] != 0.0:
                 return False
     return True
-
-
-@nb.njit(cache=True)
-def chunk_bounds(N, nchunk):
-    """Boundaries of ``nchunk`` (at most N, at least 1) nearly equal chunks of range(N)."""
-    m = max(1, min(N, nchunk))
-    out = np.empty(m + 1, np.int64)
-    for c in range(m + 1):
-        out[c] = c * N // m
-    return out

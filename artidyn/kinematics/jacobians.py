@@ -22,6 +22,7 @@ from ..spatial.motion import cross_motion, motion_apply
 from .placements import (_check_expressed, _frame_on_body, _joint_transforms, _placements,
                          _placements_from, _states)
 from .velocities import _body_velocities
+from ..kernels import dispatch as _kernels
 
 
 def _joint_twists_world(model, T, j):
@@ -63,6 +64,10 @@ def jacobian(model, q, frame, expressed="world", point=None):
     given in frame coordinates), both in world axes (pinocchio's LOCAL_WORLD_ALIGNED).
     ``expressed="local"``: both in the frame's own axes. Returns (6, nv) or (N, 6, nv).
     """
+    _check_expressed(expressed)
+    J = _kernels.jacobian(model, q, *_frame_on_body(model, frame, point), expressed)  # compiled
+    if J is not None:
+        return J
     Q, single = as_q(model, q)
     return unbatch(_jacobian(model, Q, _placements(model, Q), frame, expressed, point), single)
 

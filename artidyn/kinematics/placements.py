@@ -11,6 +11,7 @@ from ..errors import InputError
 from ..joints import jcalc
 from ..spatial._num import result_dtype
 from ..spatial.motion import translation
+from ..kernels import dispatch as _kernels
 
 
 def _states(model, q, **vectors):
@@ -84,6 +85,9 @@ def body_placements(model, q):
     -------
     (nb+1, 4, 4) or (N, nb+1, 4, 4); row 0 is the world (identity).
     """
+    T = _kernels.body_placements(model, q)  # compiled; None: reference code below
+    if T is not None:
+        return T
     Q, single = as_q(model, q)
     return unbatch(_placements(model, Q), single)
 
@@ -91,5 +95,8 @@ def body_placements(model, q):
 def frame_placement(model, q, frame):
     """4x4 placement in the world of a named frame (or body): (4, 4) or (N, 4, 4)."""
     body, P = _frame_on_body(model, frame)
+    T = _kernels.frame_placement(model, q, body, P)  # compiled; None: reference code below
+    if T is not None:
+        return T
     Q, single = as_q(model, q)
     return unbatch(_placements(model, Q)[:, body] @ P, single)

@@ -1,0 +1,282 @@
+"""Route the public functions to the compiled kernels; ``None`` means "use the reference code".
+
+Every function here mirrors a public one (same arguments) and returns its result, or ``None``
+when the kernels do not apply: kernels switched off (:func:`use_kernels`), inputs that are not
+real numbers (complex for complex-step derivatives, object arrays of SymPy expressions), or
+inputs the kernel finds invalid (wrong sizes, NaN, a quaternion that is not unit, a non-finite
+result). The public function then runs the reference code, which raises the proper error (or
+computes with complex / symbolic numbers). So error messages live in one place.
+
+Single state (1-D float64 arrays): one call of a dedicated compiled function, with the table's
+own work columns and no other allocation than the result. The Python side is kept to a few
+attribute tests, since a call costs ~1 us in all (numba unboxes each argument in ~50 ns).
+Everything else (lists, other real dtypes, batches, a single state mixed with batches) goes
+through the parallel batch kernel (one chunk per thread for small batches, four above 256
+states). Numba is imported by the first call, not with artidyn.
+"""
+import contextlib
+import importlib
+import math
+
+import numpy as np
+
+from .pack import packed
+
+KEY = "kernels.B"
+FRICTION, HAS_FEXT, LOCAL = 1, 2, 4                 # as .types (not imported: it imports numba)
+RNEA, ABA, CRBA, PLACEMENTS, FRAME, JACOBIAN = 0, 1, 2, 3, 4, 5   # as .batch
+_ON = [True]
+
+
+def _frozen(a):
+    a.flags.writeable = False
+    return a
+
+
+_NO_F = _frozen(np.zeros((1, 6)))
+_NO_F3 = _NO_F[None]
+_EYE4 = _frozen(np.eye(4))
+_ZERO = _frozen(np.zeros((1, 1)))
+
+
+class _EntryPoints:
+    """The compiled entry points, imported (compiled, or loaded from numba's cache) on first use."""
+
+    _where = {"rnea": "rnea.rnea_single", "aba": "aba.aba_single", "crba": "crba.crba_single",
+              "placements": "kinematics.placements_single", "frame": "kinematics.frame_single",
+              "jacobian": "kinematics.jacobian_single", "batch": "batch.batch"}
+
+    def __getattr__(self, name):
+        module, attr = self._where[name].split(".")
+        fn = getattr(importlib.import_module(f"{__package__}.{module}"), attr)
+        setattr(self, name, fn)
+        return fn
+
+
+_K = _EntryPoints()
+
+
+def use_kernels(flag=True):
+    """Switch the compiled kernels on or off (off: every public function runs its reference code).
+
+    Returns the previous setting. :func:`reference_only` is the context-manager form.
+    """
+    previous = _ON[0]
+    _ON[0] = bool(flag)
+    return previous
+
+
+@contextlib.contextmanager
+def reference_only():
+    """``with artidyn.kernels.reference_only(): ...`` runs the readable reference code."""
+    previous = use_kernels(False)
+    try:
+        yield
+    finally:
+        use_kernels(previous)
+
+
+def kernels_enabled():
+    return _ON[0]
+
+
+def _table(model):
+    B = model._cache.get(KEY)
+    return packed(model) if B is None else B
+
+
+def _real(x):
+    """x as a float64 array, or None for complex / object / non-numeric input."""
+    x = np.asarray(x)
+    if x.dtype.kind not in "fiub":
+        return None
+    return x.astype(np.float64, copy=False)
+
+
+# --- batches ---------------------------------------------------------------------------------
+
+def _chunks(N):
+    """Chunks of states for N states: one per thread (four per thread above 256 states)."""
+    import numba
+    threads = numba.get_num_threads()
+    return threads if N <= 256 else 4 * threads
+
+
+def _rows(x, width):
+    """(2-D array, was 1-D) for a state vector argument, or (None, None) when not usable here."""
+    x = _real(x)
+    if x is None or x.ndim not in (1, 2) or x.shape[-1] != width:
+        return None, None
+    return (x[None] if x.ndim == 1 else x), x.ndim == 1
+
+
+def _batch(model, kind, q, x1=None, x2=None, f_ext=None, body=0, Tf=_EYE4, opts=0, shape=()):
+    """Run ``kind`` through the parallel kernel; result (N, *shape), or (*shape) for one state."""
+    B = _table(model)
+    Q, single = _rows(q, model.nq)
+    if Q is None:
+        return None
+    X = []
+    for x in (x1, x2):
+        if x is None:
+            X.append(_ZERO)
+            continue
+        Xk, s = _rows(x, model.nv)
+        if Xk is None:
+            return None
+        X.append(Xk)
+        single = single and s
+    rows = [Q.shape[0]] + [Xk.shape[0] for Xk in X if Xk is not _ZERO]
+    N = max(rows)
+    if any(n not in (1, N) for n in rows):
+        return None
+    if Q.shape[0] != N:
+        Q = np.broadcast_to(Q, (N, model.nq))
+    X = [Xk if Xk is _ZERO or Xk.shape[0] == N else np.broadcast_to(Xk, (N, model.nv)) for Xk in X]
+    F = _NO_F3
+    if f_ext is not None:  # (nb+1, 6) or (1 or N, nb+1, 6), as the reference's external_forces
+        F = _real(f_ext)
+        if F is None or F.ndim not in (2, 3):
+            return None
+        F = F[None] if F.ndim == 2 else F
+        if F.shape[0] not in (1, N) or F.shape[1:] != (model.nb + 1, 6):
+            return None
+        if F.shape[0] != N:
+            F = np.broadcast_to(F, (N, model.nb + 1, 6))
+        opts |= HAS_FEXT
+    out = np.empty((N, math.prod(shape)))
+    if _K.batch(B, kind, Q, X[0], X[1], F, body, np.asarray(Tf, dtype=float), opts, out, _chunks(N)) != -1:
+        return None
+    out = out.reshape((N,) + tuple(shape))
+    return out[0] if single else out
+
+
+# --- dynamics ----------------------------------------------------------------------------------
+# The fast path: three 1-D arrays (a failed numba call costs ~0.15 ms, as numba formats an error
+# message, so the attribute tests come first); AttributeError: lists and scalars.
+
+def rnea(model, q, v, a, f_ext=None, friction=True):
+    """:func:`artidyn.dynamics.rnea` through the kernels, or None."""
+    if not _ON[0]:
+        return None
+    B = model._cache.get(KEY)
+    if B is None:
+        B = packed(model)
+    opts = FRICTION if friction else 0
+    try:
+        if q.ndim == 1 and v.ndim == 1 and a.ndim == 1 and (f_ext is None or f_ext.ndim == 2):
+            tau = np.empty(model.nv)
+            if f_ext is None:
+                return tau if _K.rnea(B, q, v, a, _NO_F, opts, tau) else None
+            return tau if _K.rnea(B, q, v, a, f_ext, opts | HAS_FEXT, tau) else None
+    except (AttributeError, TypeError):
+        pass
+    return _batch(model, RNEA, q, v, a, f_ext, opts=opts, shape=(model.nv,))
+
+
+def aba(model, q, v, tau, f_ext=None, friction=True):
+    """:func:`artidyn.dynamics.aba` through the kernels, or None."""
+    if not _ON[0]:
+        return None
+    B = model._cache.get(KEY)
+    if B is None:
+        B = packed(model)
+    opts = FRICTION if friction else 0
+    try:
+        if q.ndim == 1 and v.ndim == 1 and tau.ndim == 1 and (f_ext is None or f_ext.ndim == 2):
+            qdd = np.empty(model.nv)
+            if f_ext is None:
+                return qdd if _K.aba(B, q, v, tau, _NO_F, opts, qdd) else None
+            return qdd if _K.aba(B, q, v, tau, f_ext, opts | HAS_FEXT, qdd) else None
+    except (AttributeError, TypeError):
+        pass
+    return _batch(model, ABA, q, v, tau, f_ext, opts=opts, shape=(model.nv,))
+
+
+def crba(model, q):
+    """:func:`artidyn.dynamics.crba` through the kernels, or None."""
+    if not _ON[0]:
+        return None
+    B = model._cache.get(KEY)
+    if B is None:
+        B = packed(model)
+    try:
+        if q.ndim == 1:
+            M = np.empty((model.nv, model.nv))
+            return M if _K.crba(B, q, M) else None
+    except (AttributeError, TypeError):
+        pass
+    return _batch(model, CRBA, q, shape=(model.nv, model.nv))
+
+
+def _zeros_v(model):
+    z = model._cache.get("kernels.zeros_v")
+    if z is None:
+        z = model._cache["kernels.zeros_v"] = _frozen(np.zeros(model.nv))
+    return z
+
+
+def gravity_torque(model, q):
+    """g(q) = rnea(q, 0, 0) without friction, through the kernels, or None."""
+    z = _zeros_v(model)
+    return rnea(model, q, z if np.ndim(q) == 1 else z[None], z, None, friction=False)
+
+
+def nonlinear_effects(model, q, v):
+    """h(q, v) = rnea(q, v, 0) without friction, through the kernels, or None."""
+    z = _zeros_v(model)
+    return rnea(model, q, v, z if np.ndim(q) == 1 and np.ndim(v) == 1 else z[None], None, friction=False)
+
+
+# --- kinematics --------------------------------------------------------------------------------
+
+def body_placements(model, q):
+    """:func:`artidyn.kinematics.body_placements` through the kernels, or None."""
+    if not _ON[0]:
+        return None
+    B = model._cache.get(KEY)
+    if B is None:
+        B = packed(model)
+    try:
+        if q.ndim == 1:
+            T = np.empty((model.nb + 1, 4, 4))
+            return T if _K.placements(B, q, T) else None
+    except (AttributeError, TypeError):
+        pass
+    return _batch(model, PLACEMENTS, q, shape=(model.nb + 1, 4, 4))
+
+
+def frame_placement(model, q, body, Tf):
+    """World placement of the frame ``Tf`` (4x4 in body ``body``), or None."""
+    if not _ON[0]:
+        return None
+    B = model._cache.get(KEY)
+    if B is None:
+        B = packed(model)
+    try:
+        if q.ndim == 1:
+            T = np.empty((4, 4))
+            return T if _K.frame(B, q, body, Tf, T) else None
+    except (AttributeError, TypeError):
+        pass
+    return _batch(model, FRAME, q, body=body, Tf=Tf, shape=(4, 4))
+
+
+def jacobian(model, q, body, Tf, expressed="world"):
+    """Jacobian (6, nv) of the frame ``Tf`` on ``body``, or None (also for a bad ``expressed``)."""
+    if not _ON[0] or expressed not in ("world", "local"):
+        return None
+    B = model._cache.get(KEY)
+    if B is None:
+        B = packed(model)
+    opts = LOCAL if expressed == "local" else 0
+    try:
+        if q.ndim == 1:
+            J = np.empty((6, model.nv))
+            T = model._cache.get("kernels.T4")
+            if T is None:
+                T = model._cache["kernels.T4"] = np.empty((4, 4))
+            return J if _K.jacobian(B, q, body, Tf, opts, T, J) else None
+    except (AttributeError, TypeError):
+        pass
+    return _batch(model, JACOBIAN, q, body=body, Tf=Tf, opts=opts, shape=(6, model.nv))

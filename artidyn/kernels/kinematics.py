@@ -1,0 +1,124 @@
+"""Compiled placements, frame placements and frame Jacobians for one state.
+
+Mirrors :mod:`artidyn.kinematics.placements` and :mod:`artidyn.kinematics.jacobians`: world
+placements ``T_0i = T_0,lambda(i) T_up[i]`` (internal frames, :mod:`.pack`; body frames are
+``T_0i diag(Ra_i^T, 1)``). Jacobian column of dof k of joint j on the path to the root, for a
+frame at the world point p: ``[w; w x (p - o_j)]`` for a rotation about the unit world axis w
+through o_j, ``[0; u]`` for a translation along u (DESIGN.md: "world" = LOCAL_WORLD_ALIGNED;
+"local": both halves in the frame's axes).
+"""
+import numba as nb
+
+from .pack import P, P0, PARENT, R, R0, RA, IV, JTYPE, NVJ
+from .spatial import FREE, PRISMATIC, joint_transform, load_q
+from .types import BUF, I64, LOCAL, MAT, OUT2, OUT3, VEC
+
+
+@nb.njit
+def placements_state(B, last):
+    """R0, P0 of bodies 0 .. last (internal frames) for the state loaded by ``load_q``."""
+    for r in range(3):
+        B[0, P0 + r] = 0.0
+        for c in range(3):
+            B[0, R0 + 3 * r + c] = 1.0 if r == c else 0.0
+    for i in range(1, last + 1):
+        par = int(B[i, PARENT])
+        joint_transform(B, i)
+        for r in range(3):
+            a0, a1, a2 = B[par, R0 + 3 * r], B[par, R0 + 3 * r + 1], B[par, R0 + 3 * r + 2]
+            for c in range(3):
+                B[i, R0 + 3 * r + c] = a0 * B[i, R + c] + a1 * B[i, R + 3 + c] + a2 * B[i, R + 6 + c]
+            B[i, P0 + r] = B[par, P0 + r] + a0 * B[i, P] + a1 * B[i, P + 1] + a2 * B[i, P + 2]
+
+
+@nb.njit(inline="always")  # tiny; called with literal indices
+def body_rotation(B, i, r, c):
+    """Entry (r, c) of body i's world rotation in its body axes: (R0_i Ra_i^T)[r, c]."""
+    return (B[i, R0 + 3 * r] * B[i, RA + 3 * c] + B[i, R0 + 3 * r + 1] * B[i, RA + 3 * c + 1]
+            + B[i, R0 + 3 * r + 2] * B[i, RA + 3 * c + 2])
+
+
+@nb.njit
+def frame_state(B, body, Tf, T):
+    """T (4x4) <- world placement of the frame Tf (4x4, in body ``body``'s frame); needs R0, P0."""
+    for r in range(3):
+        e0, e1, e2 = body_rotation(B, body, r, 0), body_rotation(B, body, r, 1), body_rotation(B, body, r, 2)
+        for c in range(4):
+            T[r, c] = e0 * Tf[0, c] + e1 * Tf[1, c] + e2 * Tf[2, c]
+        T[r, 3] += B[body, P0 + r]
+    T[3, 0] = T[3, 1] = T[3, 2] = 0.0
+    T[3, 3] = 1.0
+
+
+@nb.njit
+def jacobian_state(B, body, Tf, opts, T, J):
+    """J (6, nv) <- Jacobian of the frame Tf on ``body``; T (4x4) <- its placement. Needs R0, P0."""
+    frame_state(B, body, Tf, T)
+    for r in range(6):
+        for c in range(J.shape[1]):
+            J[r, c] = 0.0
+    l = body
+    while l > 0:
+        t, k = int(B[l, JTYPE]), int(B[l, IV])
+        for j in range(int(B[l, NVJ])):
+            # unit axis u (world) of dof j: internal z for 1-dof joints, x, y, z otherwise
+            a = 2 if t <= PRISMATIC else j % 3
+            u0, u1, u2 = B[l, R0 + a], B[l, R0 + 3 + a], B[l, R0 + 6 + a]
+            if t == PRISMATIC or (t == FREE and j >= 3):
+                J[3, k + j], J[4, k + j], J[5, k + j] = u0, u1, u2
+            else:
+                d0, d1, d2 = T[0, 3] - B[l, P0], T[1, 3] - B[l, P0 + 1], T[2, 3] - B[l, P0 + 2]
+                J[0, k + j], J[1, k + j], J[2, k + j] = u0, u1, u2
+                J[3, k + j] = u1 * d2 - u2 * d1
+                J[4, k + j] = u2 * d0 - u0 * d2
+                J[5, k + j] = u0 * d1 - u1 * d0
+        l = int(B[l, PARENT])
+    if opts & LOCAL:
+        for c in range(J.shape[1]):
+            for h in range(0, 6, 3):
+                x0, x1, x2 = J[h, c], J[h + 1, c], J[h + 2, c]
+                for r in range(3):
+                    J[h + r, c] = T[0, r] * x0 + T[1, r] * x1 + T[2, r] * x2
+
+
+@nb.njit
+def body_placements_out(B, T):
+    """T (nb+1, 4, 4) <- body frames in the world, from R0, P0 of all bodies."""
+    for i in range(B.shape[0]):
+        for r in range(3):
+            for c in range(3):
+                T[i, r, c] = body_rotation(B, i, r, c) if i > 0 else (1.0 if r == c else 0.0)
+            T[i, r, 3] = B[i, P0 + r]
+            T[i, 3, r] = 0.0
+        T[i, 3, 3] = 1.0
+
+
+@nb.njit(nb.boolean(BUF, VEC, OUT3), cache=True)
+def placements_single(B, q, T):
+    """Body placements (nb+1, 4, 4) for one state; False when q is not valid."""
+    if T.shape[0] != B.shape[0] or not load_q(B, q):
+        return False
+    placements_state(B, B.shape[0] - 1)
+    body_placements_out(B, T)
+    return True
+
+
+@nb.njit(nb.boolean(BUF, VEC, I64, MAT, OUT2), cache=True)
+def frame_single(B, q, body, Tf, T):
+    """Placement (4, 4) of the frame Tf of ``body`` for one state; False when q is not valid."""
+    if not (0 <= body < B.shape[0]) or not load_q(B, q):
+        return False
+    placements_state(B, body)
+    frame_state(B, body, Tf, T)
+    return True
+
+
+@nb.njit(nb.boolean(BUF, VEC, I64, MAT, I64, OUT2, OUT2), cache=True)
+def jacobian_single(B, q, body, Tf, opts, T, J):
+    """Jacobian (6, nv) of the frame Tf of ``body`` (opts & LOCAL: in frame axes) and the frame
+    placement T (4, 4), for one state; False when q is not valid."""
+    if not (0 <= body < B.shape[0]) or J.shape[1] != int(B[0, IV]) or not load_q(B, q):
+        return False
+    placements_state(B, body)
+    jacobian_state(B, body, Tf, opts, T, J)
+    return True
