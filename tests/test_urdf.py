@@ -1,5 +1,6 @@
 """The URDF reader: real robots, the load report, strict mode, inertial frames, hostile input."""
 import math
+import warnings
 import time
 import xml.etree.ElementTree as ET
 
@@ -8,7 +9,7 @@ import pytest
 
 import artidyn as ad
 from artidyn.io import safexml
-from artidyn.io.urdf import MIN_MASS, from_string, repaired_inertia
+from artidyn.io.urdf import MIN_MASS, InertiaRepairWarning, from_string, repaired_inertia
 from artidyn.spatial.rotations import rpy_to_matrix
 from conftest import ERD, ERD_URDFS
 from pin_utils import pin_model
@@ -73,7 +74,9 @@ def test_every_example_robot_loads(path):
         msg = load_fails(path)
         assert f"{path}, line" in msg and "no <link>" in msg
         return
-    model = ad.load_urdf(path, floating_base=floating, repair=True)
+    with warnings.catch_warnings(record=True) as caught:  # default: repair=True, with a warning
+        warnings.simplefilter("always")
+        model = ad.load_urdf(path, floating_base=floating)
     assert model.name == tree.get("name")
     assert set(links) <= set(model.frame_names)
     moving = {j.find("child").get("link") for j in tree.findall("joint") if j.get("type") != "fixed"}
@@ -81,11 +84,14 @@ def test_every_example_robot_loads(path):
     assert model.nv == sum(j.get("type") != "fixed" for j in tree.findall("joint")) + 6 * floating
     # without repair: loads, or refuses with the file, the line and the remedy
     repaired = [n for n in model.load_report if n.kind == "repaired"]
+    repair_warnings = [w for w in caught if issubclass(w.category, InertiaRepairWarning)]
+    assert len(repair_warnings) == (1 if repaired else 0)
     if repaired:
-        msg = load_fails(path, ad.ModelError, floating_base=floating)
+        assert str(path) in str(repair_warnings[0].message) and repaired[0].element in str(repair_warnings[0].message)
+        msg = load_fails(path, ad.ModelError, floating_base=floating, repair=False)
         assert f"{path}, line" in msg and "repair=True" in msg
     else:
-        ad.load_urdf(path, floating_base=floating)
+        ad.load_urdf(path, floating_base=floating, repair=False)
     # total mass, lumped bodies included, equals pinocchio's (plus the masses given by repair)
     pytest.importorskip("pinocchio")
     pm = pin_model(path, floating)
@@ -327,7 +333,7 @@ TOPOLOGY = {
 def test_model_errors_name_file_line_and_item(tmp_path, case):
     text, needle, expected = TOPOLOGY[case]
     path = write(tmp_path, text)
-    msg = load_fails(path, ad.ModelError)
+    msg = load_fails(path, ad.ModelError, repair=False)
     line = text[:text.rindex(needle)].count("\n") + 1  # the last occurrence: the offending one
     assert f"{path}, line {line}:" in msg, msg
     assert expected in msg, msg
@@ -337,7 +343,8 @@ def test_model_errors_name_file_line_and_item(tmp_path, case):
 
 def test_repair_fixes_what_can_be_fixed():
     text = robot(LINK.format(n="a").replace('izz="0.1"', 'izz="0.5"'), '<link name="b"/>', joint("j", "a", "b"))
-    model = ad.load_urdf(text, repair=True)
+    with pytest.warns(InertiaRepairWarning, match="link 'a'"):
+        model = ad.load_urdf(text)  # repair is the default
     notes = [n for n in model.load_report if n.kind == "repaired"]
     assert [n.element for n in notes] == ["link 'a'", "link 'b'"]
     assert model.mass[1] == MIN_MASS
