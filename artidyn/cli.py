@@ -48,10 +48,15 @@ def parse_q(model, values, deg=False, what="--q"):
         raise ShapeError(f"{what} has {q.size} values, model '{model.name}' needs nq = {model.nq} "
                          f"(joints: {', '.join(model.joint_names[1:])})")
     if deg:
-        for i in range(1, model.nb + 1):
-            if model.joint_kind[i] in ("revolute", "continuous"):
-                q[model.idx_q[i]] = np.radians(q[model.idx_q[i]])
+        angles = angle_entries(model)
+        q[angles] = np.radians(q[angles])
     return q
+
+
+def angle_entries(model):
+    """Indices in q of the revolute and continuous joint angles (what --deg converts)."""
+    return [int(model.idx_q[i]) for i in range(1, model.nb + 1)
+            if model.joint_kind[i] in ("revolute", "continuous")]
 
 
 # --- commands ----------------------------------------------------------------------------------

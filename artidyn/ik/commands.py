@@ -42,12 +42,13 @@ def _target(args):
 
 
 def _angles(model, q, deg):
+    """q for printing: revolute angles in degrees with --deg (the inverse of cli.parse_q)."""
     if not deg:
         return q
+    from ..cli import angle_entries
     q = q.copy()
-    for i in range(1, model.nb + 1):
-        if model.joint_kind[i] in ("revolute", "continuous"):
-            q[model.idx_q[i]] = np.degrees(q[model.idx_q[i]])
+    angles = angle_entries(model)
+    q[angles] = np.degrees(q[angles])
     return q
 
 
