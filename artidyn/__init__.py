@@ -3,7 +3,8 @@
 Conventions: SI units; motion vectors [omega; v], force vectors [mu; f]; quaternions (x, y, z, w);
 body 0 is the world, parent[i] < i; per-body arrays have nb + 1 rows. See README.md.
 """
-from .errors import ArtidynError, InputError, ModelError, NameNotFound, ParseError, ShapeError  # noqa: F401
+from .errors import (ArtidynError, InputError, ModelError, NameNotFound, ParseError, ShapeError,  # noqa: F401
+                     SimulationError)
 from .model import Frame, LoadReport, Model  # noqa: F401
 from .builder import ModelBuilder  # noqa: F401
 from .configuration import (difference, integrate, neutral, random_configuration,  # noqa: F401
@@ -17,7 +18,7 @@ from .dynamics import (aba, actuation_matrix, centroidal_momentum, crba, externa
                        mechanical_energy, momentum, potential_energy, rnea)
 from .dynamics import (christoffel, coriolis_matrix, gaha, gravity, mass_matrix_derivative,  # noqa: F401
                        newton_euler_nonrecursive, nonlinear_effects)
-from .sim import SimulationResult, quintic, simulate  # noqa: F401
+from .sim import SimulationResult, default_dt, quintic, rollout, simulate  # noqa: F401
 from .io.urdf import load_urdf  # noqa: F401
 from .io import load  # noqa: F401
 from .io.dh import from_dh  # noqa: F401

@@ -2,7 +2,9 @@
 
     artidyn info MODEL                 tree, joints, dof, masses, limits, DH table, load report
     artidyn fk MODEL --q ... [--frame F] [--deg]   placement of a frame: 4x4, xyz, rpy, quaternion
-    artidyn report MODEL [--out DIR]   model report (artidyn.report.build_report)
+    artidyn report MODEL [--out DIR] [--no-files] [--traceback]
+                                       model report (artidyn.report.build_report); a section that
+                                       fails says so in the report (exit status 0, a warning)
 
 MODEL is a built-in name (puma560, rx90, planar2r, pendulum, cart_pendulum), a model file
 (.urdf, or a DH table .toml / .yaml) or an example-robot-data URDF stem (e.g. ur5_robot).
@@ -90,11 +92,26 @@ def cmd_fk(args):
 
 
 def cmd_report(args):
+    """The report; exit 0 even when some sections failed (each says why, a warning on stderr)."""
     from .report import build_report
-    model = model_from(args.model)
+    try:
+        model = model_from(args.model)
+    except (KeyError, ValueError, OSError):
+        raise  # artidyn's own errors: one line from main()
+    except Exception as exc:  # e.g. ImportError: example-robot-data not installed
+        print(f"artidyn: error: cannot load model {args.model!r}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     out = None if args.no_files else args.out
-    text = build_report(model, out)
+    failed = []
+    text = build_report(model, out, failed=failed)
     print(text, end="")
+    if failed:
+        names = ", ".join(f"'{f.title}' ({type(f.error).__name__})" for f in failed)
+        print(f"artidyn: warning: {len(failed)} report section(s) failed: {names}; each says why in the report"
+              + ("" if args.traceback else " (--traceback for details)"), file=sys.stderr)
+        if args.traceback:
+            for f in failed:
+                print(f"--- section '{f.title}':\n{f.traceback}", file=sys.stderr, end="")
     if out:
         print(f"(report and plots written to {out}/)", file=sys.stderr)
     return 0
@@ -116,6 +133,7 @@ def _register_core(sub):
     p.add_argument("--out", default="artidyn-report", metavar="DIR",
                    help="folder for report.md and the PNG plots (default: ./artidyn-report)")
     p.add_argument("--no-files", action="store_true", help="print the report only, write no file")
+    p.add_argument("--traceback", action="store_true", help="print the traceback of each section that failed")
     p.set_defaults(func=cmd_report)
 
 

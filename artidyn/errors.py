@@ -44,3 +44,15 @@ def unknown_name(kind, name, known, model_name=""):
         sample = list(known)[:8]
         msg += "; known: " + ", ".join(f"'{c}'" for c in sample) + (" ..." if len(known) > 8 else "")
     return NameNotFound(msg)
+
+
+class SimulationError(ArtidynError, RuntimeError):
+    """A simulation stopped: non-finite state, energy error above tolerance, step underflow.
+
+    The message names the time, the step, the joint concerned and what to try; ``result`` holds
+    the :class:`~artidyn.sim.SimulationResult` up to the failure.
+    """
+
+    def __init__(self, message, result=None):
+        super().__init__(message)
+        self.result = result

@@ -6,10 +6,18 @@ exist yet is skipped). A section returns Markdown text (starting with a ``## `` 
 ``ctx`` carries ``out_dir`` (a :class:`pathlib.Path` or None: where a section may write files,
 listed in ``ctx.files``), ``q`` (the neutral configuration) and ``fmt`` (number formatting).
 To add a section, append one entry to ``SECTIONS``, e.g. ``"artidyn.dynamics.report:section"``.
+
+Sections are independent: one that raises (or cannot be imported) is replaced in the report by
+its title (the function's ``title`` attribute, else its docstring's first line), the error and
+a hint (its ``hint`` attribute, if any); the other sections are built as usual and report.md is
+still written. Each failure is a :class:`SectionFailure` in ``ctx.failed`` and in the
+``failed`` list given to :func:`build_report`.
 """
 import importlib
 import pathlib
+import traceback
 from types import SimpleNamespace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,6 +49,19 @@ def table(header, rows):
     return "\n".join([line(cols[0]), "|" + "|".join("-" * (w + 2) for w in widths) + "|"] + [line(r) for r in cols[1:]])
 
 
+class SectionFailure(NamedTuple):
+    """A report section that raised: its title, the exception and the formatted traceback."""
+
+    title: str
+    error: BaseException
+    traceback: str
+
+
+FAILED = "This section failed"
+DEFAULT_HINT = ("The other sections do not depend on this one; `artidyn report MODEL --traceback` prints "
+                "where it failed.")
+
+
 def _resolve(entry):
     """The callable of a SECTIONS entry, or None when its module does not exist (yet)."""
     if callable(entry):
@@ -55,19 +76,63 @@ def _resolve(entry):
     return getattr(mod, func)
 
 
-def build_report(model, out_dir=None):
-    """The report of ``model`` as Markdown text; with ``out_dir`` also written to report.md there."""
+def section_title(section, entry=None):
+    """The title of a section: its ``title`` attribute, its docstring's first line or its name."""
+    title = getattr(section, "title", None)
+    if not title:
+        doc = (getattr(section, "__doc__", None) or "").strip()
+        title = doc.splitlines()[0].rstrip(".") if doc else ""
+    if not title:
+        title = getattr(section, "__name__", None) or str(entry).rpartition(":")[2] or str(entry)
+    return str(title)
+
+
+def error_message(exc):
+    """``Type: message`` of an exception (a KeyError's message without its quotes)."""
+    msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+    return f"{type(exc).__name__}: {msg}"
+
+
+def failed_section(title, exc, hint=None):
+    """The Markdown that replaces a section which raised ``exc``."""
+    return "\n".join([f"## {title}", "", f"{FAILED}: {error_message(exc)}", "", hint or DEFAULT_HINT])
+
+
+def _run_section(entry, model, ctx):
+    """(text or None, SectionFailure or None) of one SECTIONS entry."""
+    section = None
+    try:
+        section = _resolve(entry)
+        if section is None:
+            return None, None
+        text = section(model, ctx)
+        return (text.rstrip() if text else None), None
+    except Exception as exc:  # a section's bug or a numerical failure: reported in its place
+        title = section_title(section, entry) if section is not None else str(entry).rpartition(":")[2]
+        failure = SectionFailure(title, exc, traceback.format_exc())
+        return failed_section(title, exc, getattr(section, "hint", None)), failure
+
+
+def build_report(model, out_dir=None, failed=None):
+    """The report of ``model`` as Markdown text; with ``out_dir`` also written to report.md there.
+
+    A section that raises is reported in its place (see the module docstring) and, when
+    ``failed`` is a list, appended to it as a :class:`SectionFailure`.
+    """
     from .configuration import neutral
     ctx = SimpleNamespace(out_dir=None if out_dir is None else pathlib.Path(out_dir),
-                          q=neutral(model), fmt=fmt, files=[])
+                          q=neutral(model), fmt=fmt, files=[], failed=[])
     if ctx.out_dir is not None:
         ctx.out_dir.mkdir(parents=True, exist_ok=True)
     parts = [f"# artidyn report: {model.name}"]
     for entry in SECTIONS:
-        section = _resolve(entry)
-        text = section(model, ctx) if section is not None else None
+        text, failure = _run_section(entry, model, ctx)
+        if failure is not None:
+            ctx.failed.append(failure)
         if text:
-            parts.append(text.rstrip())
+            parts.append(text)
+    if failed is not None:
+        failed.extend(ctx.failed)
     text = "\n\n".join(parts) + "\n"
     if ctx.out_dir is not None:
         (ctx.out_dir / "report.md").write_text(text, encoding="utf-8")
@@ -112,6 +177,9 @@ def model_section(model, ctx):
     return "\n".join(lines)
 
 
+model_section.title = "Model"
+
+
 def dh_section(model, ctx):
     """The Denavit-Hartenberg table the model was built from (if any)."""
     if not getattr(model, "dh", None):
@@ -131,6 +199,9 @@ def dh_section(model, ctx):
     return "\n".join([f"## Denavit-Hartenberg table ({conv}: T_(i-1,i) = {formula})", "", table(head, rows)])
 
 
+dh_section.title = "Denavit-Hartenberg table"
+
+
 def placement_row(name, kind, body, T):
     from .spatial.rotations import matrix_to_rpy
     rpy, lock = matrix_to_rpy(T[:3, :3], return_flag=True)
@@ -147,3 +218,6 @@ def geometry_section(model, ctx):
     return "\n".join([f"## Geometric model at the neutral configuration q = [{q}]", "",
                       "World placements: position (m) and roll-pitch-yaw (deg, R = Rz(yaw) Ry(pitch) Rx(roll)).",
                       "", table(["frame", "kind", "body", "x", "y", "z", "roll", "pitch", "yaw", "note"], rows)])
+
+
+geometry_section.title = "Geometric model at the neutral configuration"

@@ -18,7 +18,7 @@ from .pack import A, ARM, C, COUL, DAMP, DINV, F, GRAVITY, IA, IV, JTYPE, NVJ, P
 from .rnea import subtract_external
 from .spatial import (all_finite, cross_force_add, cross_joint_motion_add, force_to_parent_add, inertia_apply,
                       inertia_matrix, inertia_to_parent_add, joint_motion, joint_row, joint_transform, motion_to_child)
-from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, OUT1, VEC, inputs_ok
+from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, NO_COULOMB, OUT1, VEC, inputs_ok
 
 
 @nb.njit
@@ -68,7 +68,9 @@ def aba_pass2(B, i, qd, tau, opts):
         s = 1.0 if qd[k + j] > 0 else (-1.0 if qd[k + j] < 0 else 0.0)
         u = tau[k + j] - B[i, F + rj]
         if opts & FRICTION:
-            u -= B[i, DAMP + j] * qd[k + j] + B[i, COUL + j] * s
+            u -= B[i, DAMP + j] * qd[k + j]
+            if not opts & NO_COULOMB:
+                u -= B[i, COUL + j] * s
         B[i, UU + j] = u
         for jj in range(n):
             B[i, DINV + 6 * j + jj] = B[i, U + 6 * j + joint_row(t, jj)]

@@ -22,7 +22,7 @@ OUT3 = T.Array(T.float64, 3, "C")
 OUT4 = T.Array(T.float64, 4, "C")
 I64 = T.int64
 
-FRICTION, HAS_FEXT, LOCAL = 1, 2, 4  # bits of ``opts``
+FRICTION, HAS_FEXT, LOCAL, NO_COULOMB = 1, 2, 4, 8  # bits of ``opts`` (NO_COULOMB: viscous friction only)
 
 
 @nb.njit

@@ -1,5 +1,7 @@
 """Simulation: time integration of the forward dynamics, results, reference motions, plots."""
-from .result import Energy, SimulationResult  # noqa: F401
-from .simulate import METHODS, coordinate_names, simulate  # noqa: F401
+from .result import Energy, LimitEvent, SimulationResult  # noqa: F401
+from .simulate import METHODS, JointLimitWarning, coordinate_names, default_dt, rollout, simulate  # noqa: F401
+from .inputs import TimeTable  # noqa: F401
+from .control import PD, ComputedTorque  # noqa: F401
 from .trajectories import quintic, quintic_motion, velocities_from_positions  # noqa: F401
 from .plots import plot_energy, plot_result, plot_torques  # noqa: F401

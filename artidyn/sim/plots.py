@@ -46,14 +46,15 @@ def plot_energy(result, path=None, run=0):
     """Kinetic, potential and total energy over time."""
     fig, (ax,) = new_figure(1)
     E = result.energy
-    sel = (lambda x: x[:, run]) if result.batch else (lambda x: x)
+    sel = (lambda x: x[run]) if result.batch else (lambda x: x)
     for name in E._fields:
         ax.plot(result.t, sel(getattr(E, name)), label=name, linewidth=1.4 if name == "total" else 1.0)
     ax.set_ylabel(_LABELS["energy"])
     ax.set_xlabel("t [s]")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    ax.set_title(f"{result.model_name}: energy (method {result.method}, dt = {result.dt:.3g} s)", fontsize=9)
+    step = "adaptive" if result.method == "dopri5" else f"dt = {result.dt:.3g} s"
+    ax.set_title(f"{result.model_name}: energy (method {result.method}, {step})", fontsize=9)
     return save(fig, path)
 
 
@@ -64,7 +65,7 @@ def plot_result(result, path=None, what=("q", "v", "tau", "energy"), run=0):
     if unknown:
         raise ValueError(f"plot: unknown panel(s) {unknown}; choose among {', '.join(_LABELS)}")
     fig, axes = new_figure(len(what))
-    sel = (lambda x: x[:, run]) if result.batch else (lambda x: x)
+    sel = (lambda x: x[run]) if result.batch else (lambda x: x)
     for ax, w in zip(axes, what):
         if w == "energy":
             for name in result.energy._fields:

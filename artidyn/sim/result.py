@@ -1,15 +1,16 @@
 """Simulation results: arrays over time, energy, CSV / NPZ files and plots.
 
-Array layout: time first, then (for a batch of runs) the run axis, then the coordinates::
+Array layout: (for a batch of runs) the run axis first, then time, then the coordinates, like
+every batched function of artidyn and ``mujoco.rollout``::
 
-    t (n + 1,)    q (n + 1, [N,] nq)    v, a, tau (n + 1, [N,] nv)    energy.* (n + 1, [N])
+    t (S,)    q ([N,] S, nq)    v, a, tau ([N,] S, nv)    energy.* ([N,] S)
 
 CSV layout: one row per time (and run), columns ``t``, [``run``], ``q_<name>`` ...,
 ``v_<name>`` ..., ``a_<name>`` ..., ``tau_<name>`` ..., ``kinetic``, ``potential``, ``total``,
 with the coordinate names of :func:`artidyn.sim.simulate.coordinate_names` (``shoulder``,
 ``root_joint.qw`` ...). Numbers are written with 17 significant digits (exact round trip).
 """
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -24,6 +25,17 @@ class Energy(NamedTuple):
     total: np.ndarray
 
 
+class LimitEvent(NamedTuple):
+    """A joint leaving its position range during a simulation (limits are not enforced yet)."""
+
+    joint: str
+    time: float
+    value: float
+    limit: float
+    side: str                    # "lower" or "upper"
+    run: Optional[int] = None    # the run of a batch
+
+
 _FIELDS = ("q", "v", "a", "tau")
 
 
@@ -31,7 +43,7 @@ class SimulationResult:
     """Trajectory of a simulation (see the module docstring for shapes)."""
 
     def __init__(self, t, q, v, a, tau, energy, model_name="", q_names=None, v_names=None,
-                 method="", dt=None):
+                 method="", dt=None, limit_events=(), stats=None, wall_time=None, conservative=None):
         self.t = np.asarray(t, dtype=float)
         self.q, self.v, self.a, self.tau = (np.asarray(x, dtype=float) for x in (q, v, a, tau))
         self.energy = Energy(*(np.asarray(e, dtype=float) for e in energy))
@@ -40,6 +52,10 @@ class SimulationResult:
         self.v_names = list(v_names) if v_names is not None else [f"{k}" for k in range(self.v.shape[-1])]
         self.method = method
         self.dt = float(dt) if dt is not None else (float(self.t[1] - self.t[0]) if self.t.size > 1 else 0.0)
+        self.limit_events = list(limit_events)
+        self.stats = dict(stats or {})
+        self.wall_time = wall_time
+        self.conservative = conservative
 
     # --- summaries -----------------------------------------------------------------------------
     @property
@@ -49,7 +65,7 @@ class SimulationResult:
     @property
     def batch(self):
         """Number of runs, or None for a single run."""
-        return self.q.shape[1] if self.q.ndim == 3 else None
+        return self.q.shape[0] if self.q.ndim == 3 else None
 
     def energy_drift(self):
         """Largest ``|E(t) - E(0)|`` divided by the largest kinetic energy of the run ((N,) for a batch).
@@ -58,13 +74,28 @@ class SimulationResult:
         the potential. Meaningful for runs without actuation, friction or external forces.
         """
         E = self.energy.total
-        scale = np.maximum(np.max(np.abs(self.energy.kinetic), axis=0), np.finfo(float).tiny)
-        return np.max(np.abs(E - E[0]), axis=0) / scale
+        scale = np.maximum(np.max(np.abs(self.energy.kinetic), axis=-1), np.finfo(float).tiny)
+        return np.max(np.abs(E - E[..., :1]), axis=-1) / scale
 
     def __repr__(self):
         runs = f", {self.batch} runs" if self.batch else ""
-        return (f"SimulationResult(model '{self.model_name}', {self.n_steps} steps of {self.dt:.3g} s "
-                f"to t = {self.t[-1]:.6g} s{runs}, method '{self.method}')")
+        steps = (f"{self.t.size} samples" if self.method == "dopri5" else f"{self.n_steps} samples every "
+                 f"{self.dt:.3g} s")
+        return (f"SimulationResult(model '{self.model_name}', {steps} to t = {self.t[-1]:.6g} s{runs}, "
+                f"method '{self.method}')")
+
+    def summary(self):
+        """A few lines: samples, method, wall time, steps, energy error, limit crossings."""
+        lines = [repr(self)]
+        if self.wall_time is not None:
+            lines.append(f"wall time {self.wall_time:.4g} s")
+        for key in ("accepted_steps", "rejected_steps", "dynamics_evaluations"):
+            if key in self.stats:
+                lines.append(f"{key.replace('_', ' ')}: {self.stats[key]}")
+        if self.limit_events:
+            lines.append(f"{len(self.limit_events)} joint-limit crossing(s): " + ", ".join(
+                f"{e.joint} ({e.side}) at t = {e.time:.4g} s" for e in self.limit_events[:5]))
+        return "\n".join(lines)
 
     # --- files ---------------------------------------------------------------------------------
     def columns(self):
@@ -78,9 +109,9 @@ class SimulationResult:
     def table(self):
         """The CSV rows as one 2-D array ((n + 1) * N, len(columns))."""
         n1, runs = self.t.size, self.batch or 1
-        parts = [np.repeat(self.t, runs)[:, None]]
+        parts = [np.tile(self.t, runs)[:, None]]
         if self.batch:
-            parts.append(np.tile(np.arange(runs), n1)[:, None].astype(float))
+            parts.append(np.repeat(np.arange(runs), n1)[:, None].astype(float))
         for x in (self.q, self.v, self.a, self.tau):
             parts.append(x.reshape(n1 * runs, -1))
         parts += [e.reshape(n1 * runs, 1) for e in self.energy]
@@ -118,7 +149,7 @@ class SimulationResult:
         col = {c: k for k, c in enumerate(header)}
         runs = int(data[:, col["run"]].max()) + 1 if "run" in col else 1
         n1 = data.shape[0] // runs
-        shape = (n1, runs) if "run" in col else (n1,)
+        shape = (runs, n1) if "run" in col else (n1,)
 
         def block(prefix):
             idx = [k for k, c in enumerate(header) if c.startswith(prefix + "_")]
@@ -128,7 +159,7 @@ class SimulationResult:
         a, _ = block("a")
         tau, _ = block("tau")
         energy = [data[:, col[e]].reshape(shape) for e in Energy._fields]
-        return cls(data[::runs, col["t"]], q, v, a, tau, energy, q_names=q_names, v_names=v_names)
+        return cls(data[:n1, col["t"]], q, v, a, tau, energy, q_names=q_names, v_names=v_names)
 
     # --- plots ---------------------------------------------------------------------------------
     def plot(self, path=None, what=("q", "v", "tau", "energy"), run=0):

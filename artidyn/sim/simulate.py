@@ -1,185 +1,565 @@
-"""Forward simulation: integrate the articulated-body dynamics (ABA) over time.
+"""Forward simulation: ``M(q) a + h(q, v) + friction(v) = tau + J^T f_ext`` over time.
 
-``simulate`` runs ``M(q) a + h(q, v) + friction(v) = tau + J^T f_ext`` from ``(q0, v0)`` on a
-uniform time grid, one state or a batch of states at once (every aba call is batched).
+:func:`simulate` runs one state, :func:`rollout` many in parallel (the same engine: a batch given
+to ``simulate`` is a rollout). The whole time loop runs in one compiled call
+(:mod:`artidyn.kernels.stepping`), except when an input is a Python function, which is then
+called once per step (zero-order hold, like a digital controller) between compiled steps.
+``method="scipy"`` keeps the readable reference route (:mod:`.integrate`, ``solve_ivp``).
 """
+import math
+import sys
+import time
+import warnings
+
 import numpy as np
 
 from ..configuration import as_batch, as_q
-from ..dynamics import aba, actuation_matrix, kinetic_energy, potential_energy
-from ..errors import InputError, ShapeError
+from ..errors import InputError, ShapeError, SimulationError
 from ..joints import FREE, SPHERICAL
-from .integrate import STEPPERS, scipy_run
-from .result import Energy, SimulationResult
+from .inputs import CONSTANT, HOLD, LINEAR, NONE, torque_table, wrench_table
+from .result import Energy, LimitEvent, SimulationResult
 
-METHODS = ("rk4", "semi-implicit", "scipy")
+METHODS = ("rk4", "semi-implicit", "implicit", "dopri5", "scipy")
+_CODES = {"semi-implicit": 0, "rk4": 1, "implicit": 2, "dopri5": 3}
 DEFAULT_IVP = {"method": "DOP853", "rtol": 1e-10, "atol": 1e-12}
+MAX_EVENTS = 256
+_STATUS = {1: "non-finite state", 2: "energy error", 3: "step size underflow", 4: "step budget exhausted",
+           6: "matrix not positive definite"}
+
+
+class JointLimitWarning(UserWarning):
+    """A simulated joint went past its position limit (limits are not enforced yet)."""
 
 
 def time_grid(t_final, dt):
     """Uniform grid 0 .. t_final with steps of at most ``dt``: (n_steps + 1,) array."""
     for name, val in (("t_final", t_final), ("dt", dt)):
-        if not np.isfinite(val) or val <= 0:
+        if not isinstance(val, (int, float, np.floating, np.integer)) or not np.isfinite(val) or val <= 0:
             raise InputError(f"simulate: {name} must be a positive finite number of seconds, got {val!r}")
     n_steps = max(1, int(np.ceil(t_final / dt - 1e-9)))
     return np.linspace(0.0, float(t_final), n_steps + 1)
 
 
-def _to_generalized(model, x, B, what):
-    """Torques (..., nv) or actuator inputs (..., na) -> generalized torques (..., nv)."""
-    nv, na = B.shape
-    if x.shape[-1] == nv:
-        return x
-    if x.shape[-1] == na:
-        return x @ B.T
-    act = [model.joint_names[i] for i in range(1, model.nb + 1)
-           if np.any(np.asarray(model.actuated)[model.v_slice(model.joint_names[i])])]
-    raise ShapeError(f"{what} has {x.shape[-1]} entries per state; model '{model.name}' needs nv = {nv} "
-                     f"(generalized torques) or na = {na} (one per actuated dof: {', '.join(act)})")
+# --- the default step ----------------------------------------------------------------------------
+
+def _nice_floor(x):
+    """The largest 1, 2 or 5 x 10^k not above x."""
+    e = math.floor(math.log10(x))
+    for m in (5.0, 2.0, 1.0):
+        if m * 10.0 ** e <= x * (1 + 1e-12):
+            return m * 10.0 ** e
+    return 10.0 ** e
 
 
-def torque_source(model, tau, n_steps, N, single):
-    """``(source, held)``: ``source(k, t, Q, V) -> Tau (N, nv)`` from the ``tau`` argument of
-    :func:`simulate`; ``held`` is True for a table over time (changes at every grid point).
+def default_dt(model, q=None, method="rk4", largest=1e-3):
+    """A time step for ``model`` from its fastest linearised mode at ``q`` (neutral by default).
 
-    ``tau`` is a number, an array for the whole run ((nv,) / (na,) or per state (N, nv) / (N, na)),
-    an array over time held constant over each step ((n_steps, k), (n_steps + 1, k) or with a
-    batch axis (n_steps[+1], N, k), k = nv or na), or a callable ``tau(t, q, v)``.
+    The gravity stiffness ``K = dg/dq`` (central differences of the gravity torques on the
+    manifold) and the joint damping ``D`` against the mass matrix ``M``: ``omega^2 = max |eig(K, M)|``
+    and ``gamma = max eig(D, M)``. The step resolves the fastest oscillation with about 20 steps
+    per period (``0.3 / omega``) and, for the explicit methods, stays inside their stability
+    region for the damping (``1 / gamma``); it is at most ``largest`` (1 ms) and rounded down to
+    1, 2 or 5 x 10^k s. Fast motions can still need less: the adaptive method ``"dopri5"``
+    chooses its steps itself.
     """
-    B = actuation_matrix(model)
-    nv = model.nv
-    if callable(tau):
-        def from_callable(k, t, Q, V):
-            out = np.asarray(tau(t, Q[0] if single else Q, V[0] if single else V), dtype=float)
-            out = _to_generalized(model, out, B, "tau(t, q, v)")
-            if out.ndim > 2 or (out.ndim == 2 and out.shape[0] not in (1, N)):
-                raise ShapeError(f"tau(t, q, v) returned shape {out.shape}; expected ({nv},) or ({N}, {nv})")
-            return np.broadcast_to(out, (N, nv))
-        return from_callable, False
+    import scipy.linalg
 
-    arr = np.asarray(tau, dtype=float)
-    if not np.all(np.isfinite(arr)):
-        raise InputError("simulate: tau contains NaN or infinite values")
-    if arr.ndim == 0:
-        const = np.full((N, nv), float(arr))
-        return (lambda k, t, Q, V: const), False
-    arr = _to_generalized(model, arr, B, "tau")
-    rows = arr.shape[0]
-    over_time = arr.ndim in (2, 3) and rows in (n_steps, n_steps + 1)
-    expected = (f"expected ({nv},) or ({N}, {nv}) constant, or ({n_steps}, {nv}) / ({n_steps + 1}, {nv}) "
-                f"/ ({n_steps}, {N}, {nv}) over the {n_steps} time steps (or na = {B.shape[1]} columns)")
-    if arr.ndim == 1 or (arr.ndim == 2 and not single and rows == N and not over_time):
-        const = np.broadcast_to(arr, (N, nv))
-        return (lambda k, t, Q, V: const), False
-    if arr.ndim == 2 and not single and rows == N:
-        raise ShapeError(f"tau of shape {arr.shape} is ambiguous ({N} states, {n_steps} steps): "
-                         f"pass ({rows}, {N}, {nv}) for torques over time")
-    if not over_time or (arr.ndim == 3 and arr.shape[1] not in (1, N)):
-        raise ShapeError(f"tau has shape {arr.shape}: {expected}")
-    table = arr.reshape(rows, -1, nv)
-    return (lambda k, t, Q, V: np.broadcast_to(table[min(k, rows - 1)], (N, nv))), True
+    from ..configuration import integrate, neutral
+    from ..dynamics import crba, gravity_torque
+
+    if model.nv == 0:
+        return largest
+    q = neutral(model) if q is None else np.asarray(q, dtype=float)
+    M = crba(model, q)
+    eps = 1e-6
+    E = np.eye(model.nv) * eps
+    gp = gravity_torque(model, integrate(model, np.broadcast_to(q, (model.nv, model.nq)), E))
+    gm = gravity_torque(model, integrate(model, np.broadcast_to(q, (model.nv, model.nq)), -E))
+    K = (np.atleast_2d(gp) - np.atleast_2d(gm)).T / (2 * eps)
+    K = 0.5 * (K + K.T)
+    rates = [1.0 / largest]
+    try:
+        w2 = scipy.linalg.eigh(K, M, eigvals_only=True)
+        rates.append(np.sqrt(np.max(np.abs(w2))) / 0.3)
+        if method != "implicit" and np.any(model.damping):
+            rates.append(np.max(scipy.linalg.eigh(np.diag(model.damping), M, eigvals_only=True)))
+    except (np.linalg.LinAlgError, ValueError):
+        pass
+    return _nice_floor(max(1e-7, 1.0 / max(r for r in rates if np.isfinite(r))))
 
 
-def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, method="rk4", f_ext=None,
-             ivp_options=None):
-    """Simulate the model from ``(q0, v0)`` under torques ``tau`` and external wrenches ``f_ext``.
+# --- running the engine --------------------------------------------------------------------------
 
-    Parameters
-    ----------
-    model : Model
-    q0 : (nq,) or (N, nq)
-        Initial configuration(s); quaternions are checked and normalised.
-    v0 : (nv,) or (N, nv), optional
-        Initial velocity (zero by default).
-    tau : float, array or callable
-        Generalized torques (nv entries) or actuator inputs (na entries, mapped through
-        :func:`~artidyn.dynamics.actuation_matrix`): a constant, an array over time held over each
-        step (``(n_steps, k)`` or ``(n_steps + 1, k)``, optionally ``(n_steps, N, k)``), or a
-        function ``tau(t, q, v)`` called at every stage (a controller). The model's joint friction
-        is subtracted by :func:`~artidyn.dynamics.aba`.
-    t_final, dt : float
-        Horizon and largest step (s); the grid has ``n_steps = ceil(t_final / dt)`` equal steps.
-    method : {"rk4", "semi-implicit", "scipy"}
-        ``"rk4"``: classical Runge-Kutta on the manifold (RKMK4, 4 aba calls per step).
-        ``"semi-implicit"``: symplectic Euler (1 call per step).
-        ``"scipy"``: ``scipy.integrate.solve_ivp`` restarted at every step in the local chart
-        ``q = integrate(q_k, xi)`` (so quaternions never leave the sphere and torque tables are
-        honoured step by step); ``ivp_options`` default to DOP853, rtol 1e-10, atol 1e-12.
-    f_ext : array (nb+1, 6) or (N, nb+1, 6), or callable ``f_ext(t, q, v)``, optional
-        Wrenches [moment; force] on each body, body frame, about the body origin.
-
-    Returns
-    -------
-    SimulationResult
-        ``t`` (n_steps + 1,), ``q``, ``v``, ``a``, ``tau`` with a leading time axis (then the
-        batch axis when ``q0`` is a batch), and ``energy`` (kinetic, potential, total).
-
-    Examples
-    --------
-    A computed-torque controller tracking a quintic motion is a few lines::
-
-        from artidyn.dynamics import rnea
-        from artidyn.sim import quintic, simulate
-
-        def controller(t, q, v, kp=100.0, kd=20.0):
-            qr, vr, ar = quintic(q_start, q_goal, 1.0, t)
-            return rnea(model, q, v, ar + kd * (vr - v) + kp * (qr - q))
-
-        result = simulate(model, q_start, tau=controller, t_final=1.5, dt=1e-3)
-    """
-    if method not in METHODS:
-        raise InputError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
+def _states(model, q0, v0):
     Q, single = as_q(model, q0, "q0")
     V, single_v = as_batch(model, np.zeros(model.nv) if v0 is None else v0, "v0", "nv")
     N = max(Q.shape[0], V.shape[0])
     if Q.shape[0] not in (1, N) or V.shape[0] not in (1, N):
         raise ShapeError(f"q0 has {Q.shape[0]} states and v0 {V.shape[0]}: they must match (or one be single)")
-    single = single and single_v
     Q = np.array(np.broadcast_to(Q, (N, model.nq)), dtype=float)
     V = np.array(np.broadcast_to(V, (N, model.nv)), dtype=float)
-    t = time_grid(t_final, dt)
-    n_steps, h = t.size - 1, t[1] - t[0]
-    tau_of, held = torque_source(model, tau, n_steps, N, single)
+    return Q, V, N, single and single_v
 
-    def f_ext_at(s, Qs, Vs):
-        if callable(f_ext):
-            return f_ext(s, Qs[0] if single else Qs, Vs[0] if single else Vs)
-        return f_ext
+
+def _energy_scale(model, Q, V):
+    """A floor for the energy-error check: m_total |g| (size of the robot + 0.1 m), or the
+    initial kinetic energy if larger."""
+    from ..dynamics import kinetic_energy
+    from ..kinematics import body_placements
+
+    T = body_placements(model, Q[0])
+    c = np.einsum("nij,nj->ni", T[1:, :3, :3], model.com[1:]) + T[1:, :3, 3]
+    size = float(np.max(np.linalg.norm(c - c.mean(axis=0), axis=1))) if len(c) else 0.0
+    gravity = float(np.linalg.norm(model.gravity)) * float(model.total_mass) * (2 * size + 0.1)
+    return max(gravity, float(np.max(np.atleast_1d(kinetic_energy(model, Q, V)))), 1e-12)
+
+
+class _Run:
+    """The arrays of one simulation or rollout, prepared for the compiled engine."""
+
+    def __init__(self, model, Q, V, N, single, tau, f_ext, controller, method, grid, t_out, every,
+                 rtol, atol, energy_tol, friction, max_steps, h0):
+        from ..kernels import stepping as K
+        from ..kernels.pack import packed
+
+        self.K, self.model, self.N, self.single = K, model, N, single
+        self.B = packed(model)
+        self.method, self.grid, self.t_out = method, grid, t_out
+        self.tau_mode, self.tau_t, self.tau_v = torque_table(model, tau, grid, N, single)
+        self.f_mode, self.f_t, self.f_v = wrench_table(model, f_ext, grid, N, single)
+        self.python_inputs = self.tau_mode == "python" or self.f_mode == "python"
+        if self.tau_mode == "python":
+            self.tau_fn, self.tau_mode, self.tau_t = self.tau_t, CONSTANT, grid[:1]
+            self.tau_v = np.zeros((1, 1, model.nv))
+        if self.f_mode == "python":
+            self.f_fn, self.f_mode, self.f_t = self.f_t, CONSTANT, grid[:1]
+            self.f_v = np.zeros((1, 1, model.nb + 1, 6))
+        if controller is None:
+            code, gains = 0, np.zeros((5, model.nv))
+            gains[3], gains[4] = model.damping, model.coulomb
+            ref = (np.zeros(1), np.zeros((1, model.nq)), np.zeros((1, model.nv)), np.zeros((1, model.nv)))
+        else:
+            if not hasattr(controller, "tables"):
+                raise InputError(f"simulate: controller must be artidyn.sim.PD or ComputedTorque, got "
+                                 f"{type(controller).__name__} (a Python function goes in tau=f(t, q, v))")
+            code = controller.code
+            gains, *ref = controller.tables(model)
+        self.gains = np.ascontiguousarray(gains)
+        self.ref_t, self.ref_q, self.ref_v, self.ref_a = (np.ascontiguousarray(x, dtype=float) for x in ref)
+        lim = np.vstack([model.lower, model.upper]).astype(float)
+        for i in range(1, model.nb + 1):   # quaternion entries carry -1 .. 1 "limits": not joint limits
+            if model.joint_type[i] in (SPHERICAL, FREE):
+                lim[:, model.idx_q[i]:model.idx_q[i] + model.nq_joint[i]] = np.inf * np.array([[-1.0], [1.0]])
+        self.lim = lim
+        conservative = (self.tau_mode == NONE and self.f_mode == NONE and code == 0 and not self.python_inputs
+                        and (not friction or not (np.any(model.damping) or np.any(model.coulomb))))
+        ci = np.zeros(K.CI_SIZE, np.int64)
+        ci[K.CI_METHOD], ci[K.CI_TAU], ci[K.CI_FEXT], ci[K.CI_CTRL] = _CODES[method], self.tau_mode, self.f_mode, code
+        ci[K.CI_FRICTION], ci[K.CI_CONSERVATIVE] = int(bool(friction)), int(conservative and energy_tol is not None)
+        ci[K.CI_EVERY], ci[K.CI_NSTEPS] = every, grid.size - 1
+        ci[K.CI_STEP_LIMIT], ci[K.CI_MAX_STEPS] = np.iinfo(np.int64).max, max_steps
+        ci[K.CI_CLAMP_SAMPLES] = int(self.python_inputs and method == "dopri5")
+        ci[K.CI_COULOMB] = int(method == "implicit" and bool(friction) and bool(np.any(model.coulomb)))
+        cf = np.zeros(K.CF_SIZE)
+        cf[K.CF_DT], cf[K.CF_RTOL], cf[K.CF_ATOL] = grid[1] - grid[0] if grid.size > 1 else 0.0, rtol, atol
+        cf[K.CF_ENERGY_TOL] = np.inf if energy_tol is None else energy_tol
+        cf[K.CF_ESCALE] = _energy_scale(model, Q, V) if conservative else 0.0
+        self.ci, self.cf, self.conservative = ci, cf, bool(ci[K.CI_CONSERVATIVE])
+        S = t_out.size
+        self.Q0, self.V0 = Q, V
+        self.q = np.zeros((N, S, model.nq))
+        self.v, self.a, self.tau = (np.zeros((N, S, model.nv)) for _ in range(3))
+        self.e = np.zeros((N, S, 2))
+        self.events = np.zeros((N, MAX_EVENTS, 4))
+        self.si = np.zeros((N, K.SI_SIZE), np.int64)
+        self.sf = np.zeros((N, K.SF_SIZE))
+        self.sf[:, K.SF_H] = h0
+
+    def args(self, r):
+        """The engine's arguments for run r (after B, ci, cf, q, v)."""
+        return (self.tau_t, self.tau_v[r if self.tau_v.shape[0] > 1 else 0], self.f_t,
+                self.f_v[r if self.f_v.shape[0] > 1 else 0], self.gains, self.ref_t, self.ref_q, self.ref_v,
+                self.ref_a, self.lim, self.t_out)
+
+    def outputs(self, r):
+        return (self.q[r], self.v[r], self.a[r], self.tau[r], self.e[r], self.events[r], self.si[r], self.sf[r])
+
+    # -- one run, compiled or with Python inputs, with an optional progress bar
+    def run_single(self, progress):
+        K, model = self.K, self.model
+        q, v = self.Q0[0].copy(), self.V0[0].copy()
+        work = K.work_arrays(model.nq, model.nv, model.nb + 1)
+        S = self.t_out.size
+        if self.python_inputs:
+            return self._run_python(q, v, work)
+        seg = S - 1 if progress is False else min(S - 1, 20)
+        t_start = time.perf_counter()
+        K.simulate_segment(self.B, self.ci, self.cf, q, v, *self.args(0), seg, *self.outputs(0), *work)
+        bar = None
+        while self.si[0, K.SI_STATUS] == 0 and self.si[0, K.SI_SAMPLE] < S:
+            done = self.si[0, K.SI_SAMPLE]
+            per_sample = (time.perf_counter() - t_start) / max(done, 1)
+            if bar is None:
+                if progress is None and per_sample * (S - done) < 1.0:
+                    seg = S - 1
+                elif progress is not False:
+                    bar = _progress_bar(S, done, model.name)
+            nxt = S - 1 if bar is None else min(S - 1, done + max(1, int(0.1 / max(per_sample, 1e-9))))
+            K.simulate_segment(self.B, self.ci, self.cf, q, v, *self.args(0), nxt, *self.outputs(0), *work)
+            if bar is not None:
+                bar.update(self.si[0, K.SI_SAMPLE] - done)
+        if bar is not None:
+            bar.close()
+
+    def _run_python(self, q, v, work):
+        """Python inputs: call them at each step (each sample for dopri5), then step compiled."""
+        K, model = self.K, self.model
+        S = self.t_out.size
+        dopri = self.method == "dopri5"
+        self.ci[K.CI_STEP_LIMIT] = np.iinfo(np.int64).max if dopri else 1
+        h, t0 = self.cf[K.CF_DT], 0.0
+        while self.si[0, K.SI_STATUS] == 0 and self.si[0, K.SI_SAMPLE] < S:
+            t = self.sf[0, K.SF_T] if dopri else t0 + self.si[0, K.SI_STEP] * h
+            if hasattr(self, "tau_fn"):
+                out = np.asarray(self.tau_fn(t, q.copy(), v.copy()), dtype=float)
+                self.tau_v[0, 0] = _python_torque(model, out)
+            if hasattr(self, "f_fn"):
+                out = np.asarray(self.f_fn(t, q.copy(), v.copy()), dtype=float)
+                if out.shape != (model.nb + 1, 6) or not np.all(np.isfinite(out)):
+                    raise ShapeError(f"f_ext(t, q, v) returned shape {out.shape} (or non-finite values) at t = "
+                                     f"{t:.6g} s; expected finite ({model.nb + 1}, 6)")
+                self.f_v[0, 0] = out
+            self.si[0, K.SI_FSAL] = 0
+            j_stop = self.si[0, K.SI_SAMPLE] if dopri else S - 1   # dopri5: held from sample to sample
+            K.simulate_segment(self.B, self.ci, self.cf, q, v, *self.args(0), j_stop, *self.outputs(0), *work)
+
+    def run_batch(self):
+        import numba
+
+        K = self.K
+        threads = numba.get_num_threads()
+        nchunk = threads if self.N <= 64 * threads else 4 * threads
+        tv, fv = self.tau_v, self.f_v
+        K.rollout(self.B, self.ci, self.cf, self.Q0, self.V0, self.tau_t, tv, self.f_t, fv, self.gains, self.ref_t,
+                  self.ref_q, self.ref_v, self.ref_a, self.lim, self.t_out, self.q, self.v, self.a, self.tau, self.e,
+                  self.events, self.si, self.sf, nchunk)
+
+
+def _python_torque(model, out):
+    from ..dynamics import actuation_matrix
+    from .inputs import generalized
+
+    if out.ndim != 1:
+        raise ShapeError(f"tau(t, q, v) returned shape {out.shape}; expected ({model.nv},) or ({model.na},)"
+                         if hasattr(model, "na") else f"tau(t, q, v) returned shape {out.shape}; expected ({model.nv},)")
+    out = generalized(model, actuation_matrix(model), out, "tau(t, q, v)")
+    if not np.all(np.isfinite(out)):
+        raise InputError(f"tau(t, q, v) returned NaN or infinite values: {out}")
+    return out
+
+
+def _progress_bar(total, done, name):
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency
+        return None
+    return tqdm(total=total, initial=done, desc=f"simulate {name}", unit="sample", leave=False, file=sys.stderr)
+
+
+# --- the public functions -----------------------------------------------------------------------
+
+def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="rk4", f_ext=None, controller=None,
+             t_eval=None, record_every=1, rtol=1e-7, atol=1e-9, energy_tol=0.1, friction=True,
+             max_steps=50_000_000, progress=None, ivp_options=None):
+    """Simulate the model from ``(q0, v0)`` under torques, a controller and external wrenches.
+
+    Parameters
+    ----------
+    model : Model
+    q0 : (nq,) or (N, nq)
+        Initial configuration(s); quaternions are checked and normalised. A batch runs as
+        :func:`rollout` (results with a leading run axis).
+    v0 : (nv,) or (N, nv), optional
+        Initial velocity (zero by default).
+    tau : float, array, TimeTable or callable
+        Generalized torques (nv entries) or actuator inputs (na entries, mapped through
+        :func:`~artidyn.dynamics.actuation_matrix`): a constant; an array over the time grid,
+        one row per step (held over the step) or one per grid time (interpolated), optionally
+        with a run axis ``(rows, N, k)``; a :class:`~artidyn.sim.TimeTable` at any times; or a
+        Python function ``tau(t, q, v)``, called once per step and held over it (the slow path:
+        a few microseconds per step on top of the function). The model's joint friction is
+        subtracted as in :func:`~artidyn.dynamics.aba` (``friction=False`` ignores it).
+    t_final : float
+        Duration (s).
+    dt : float, optional
+        Fixed-step methods: the step (``ceil(t_final / dt)`` equal steps; default
+        :func:`default_dt`). ``"dopri5"``: the spacing of the output samples (default 1 ms).
+    method : {"rk4", "semi-implicit", "implicit", "dopri5", "scipy"}
+        ``"rk4"``: classical Runge-Kutta on the manifold (RKMK4, 4 aba calls per step).
+        ``"semi-implicit"``: symplectic Euler (1 call). ``"implicit"``: implicit in the joint
+        damping and the PD controller's kd (MuJoCo's "implicitfast"): stable for stiff damping.
+        ``"dopri5"``: adaptive Dormand-Prince 5(4) with ``rtol``/``atol``, samples by its
+        continuous extension. ``"scipy"``: the readable reference route (``solve_ivp`` restarted
+        at each step, ``ivp_options``), slow.
+    f_ext : array (nb+1, 6), over time, TimeTable, or callable ``f_ext(t, q, v)``, optional
+        Wrenches [moment; force] on each body, body frame, about the body origin.
+    controller : :class:`~artidyn.sim.PD` or :class:`~artidyn.sim.ComputedTorque`, optional
+        A compiled control law whose torque adds to ``tau`` on the actuated dofs.
+    t_eval : array, optional
+        ``"dopri5"`` only: the sample times (from 0 to ``t_final``).
+    record_every : int
+        Fixed-step methods: keep every k-th step (and the last).
+    energy_tol : float or None
+        In a conservative run (no input, friction or external force), stop with
+        :class:`~artidyn.errors.SimulationError` once ``|E - E0|`` exceeds this fraction of the
+        run's energy scale (largest kinetic energy or potential change, at least m g times the
+        robot's size). None: no check.
+    progress : bool or None
+        A progress bar (tqdm, on stderr) for runs longer than about a second; None: only when
+        stderr is a terminal.
+
+    Returns
+    -------
+    SimulationResult
+        ``t`` (S,), ``q`` (S, nq), ``v``, ``a``, ``tau`` (S, nv), ``energy``; for a batch, a leading
+        run axis: ``q`` (N, S, nq). Also ``limit_events``, ``stats`` and ``wall_time``.
+
+    Raises
+    ------
+    SimulationError
+        The state became non-finite, the energy error exceeded ``energy_tol``, or the adaptive
+        step underflowed: the message names the time, step and joint and what to try; the
+        partial result is ``error.result``.
+    """
+    if method not in METHODS:
+        raise InputError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    Q, V, N, single = _states(model, q0, v0)
+    if method == "scipy":
+        return _simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options)
+    return _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every,
+                     rtol, atol, energy_tol, friction, max_steps, progress)
+
+
+def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="rk4", f_ext=None, controller=None,
+            t_eval=None, record_every=1, rtol=1e-7, atol=1e-9, energy_tol=0.1, friction=True,
+            max_steps=50_000_000):
+    """Simulate N initial states and/or input sequences in parallel (like ``mujoco.rollout``).
+
+    Arguments as :func:`simulate`; ``q0`` (N, nq) and/or ``v0`` (N, nv) (a single one is shared),
+    ``tau`` constant, per run (N, k), or over time with a run axis (rows, N, k). The runs are
+    split in chunks over numba's threads. Returns a :class:`SimulationResult` whose arrays have a
+    leading run axis: ``q`` (N, S, nq), ``v``, ``a``, ``tau`` (N, S, nv), energies (N, S).
+    Runs that fail are reported in ``result.status`` (per run) and raise a
+    :class:`~artidyn.errors.SimulationError` naming them, with the whole result attached.
+    """
+    if method not in METHODS or method == "scipy":
+        raise InputError(f"rollout: unknown method {method!r}; choose one of {', '.join(METHODS[:-1])}")
+    Q, V, N, _ = _states(model, q0, v0)
+    runs = _input_runs(tau, f_ext)
+    if N == 1 and runs > 1:          # one initial state, N input sequences
+        Q, V, N = np.repeat(Q, runs, 0), np.repeat(V, runs, 0), runs
+    return _simulate(model, Q, V, N, False, tau, f_ext, controller, t_final, dt, method, t_eval, record_every,
+                     rtol, atol, energy_tol, friction, max_steps, False, rollout=True)
+
+
+def _input_runs(tau, f_ext):
+    """The run axis of inputs given over time with one (rows, N, k) array per run, or 1."""
+    from .inputs import TimeTable
+
+    n = 1
+    for x in (tau, f_ext):
+        if isinstance(x, TimeTable):
+            x = x.values
+        if callable(x) or x is None:
+            continue
+        arr = np.asarray(x)
+        if arr.ndim == 3 and x is tau:
+            n = max(n, arr.shape[1])
+        elif arr.ndim == 4:
+            n = max(n, arr.shape[1])
+    return n
+
+
+def _grids(model, Q, t_final, dt, method, t_eval, record_every):
+    """(step grid, sample times, record_every, first dopri step)."""
+    if method == "dopri5":
+        if t_eval is not None:
+            t_out = np.asarray(t_eval, dtype=float).ravel()
+            if t_out.size < 2 or not np.all(np.isfinite(t_out)) or np.any(np.diff(t_out) <= 0) or t_out[0] != 0.0:
+                raise InputError("simulate: t_eval must be finite, strictly increasing, start at 0 and hold at "
+                                 "least 2 times")
+        else:
+            t_out = time_grid(t_final, 1e-3 if dt is None else dt)
+        return t_out, t_out, 1, min(1e-3, t_out[1] - t_out[0])
+    if t_eval is not None:
+        raise InputError(f"simulate: t_eval is for the adaptive method 'dopri5'; method {method!r} samples every "
+                         f"record_every steps")
+    grid = time_grid(t_final, default_dt(model, Q[0], method) if dt is None else dt)
+    if not isinstance(record_every, (int, np.integer)) or record_every < 1:
+        raise InputError(f"simulate: record_every must be a positive integer, got {record_every!r}")
+    n = grid.size - 1
+    steps = np.unique(np.minimum(np.arange(0, n + record_every, record_every), n))
+    return grid, grid[steps], int(record_every), 0.0
+
+
+def _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every, rtol,
+              atol, energy_tol, friction, max_steps, progress, rollout=False):
+    for name, val in (("rtol", rtol), ("atol", atol)):
+        if not (np.isfinite(val) and val > 0):
+            raise InputError(f"simulate: {name} must be a positive number, got {val!r}")
+    if energy_tol is not None and not energy_tol > 0:
+        raise InputError(f"simulate: energy_tol must be positive or None, got {energy_tol!r}")
+    if method == "dopri5" and friction and np.any(model.coulomb):
+        joints = [model.joint_names[i] for i in range(1, model.nb + 1)
+                  if np.any(model.coulomb[model.v_slice(model.joint_names[i])])]
+        raise InputError(f"simulate: method 'dopri5' cannot integrate the Coulomb friction of '{model.name}' "
+                         f"({', '.join(joints[:4])}{' ...' if len(joints) > 4 else ''}): sign(v) is discontinuous "
+                         f"at rest and the adaptive step collapses there. Use method='implicit' (stick-slip "
+                         f"solved at each step), a fixed-step method, or friction=False")
+    grid, t_out, every, h0 = _grids(model, Q, t_final, dt, method, t_eval, record_every)
+    run = _Run(model, Q, V, N, single, tau, f_ext, controller, method, grid, t_out, every, rtol, atol, energy_tol,
+               friction, max_steps, h0)
+    if run.python_inputs and (N > 1 or rollout):
+        raise InputError("rollout: Python functions for tau or f_ext cannot run in parallel; use a table, a "
+                         "TimeTable or a compiled controller (PD, ComputedTorque), or simulate one state at a time")
+    start = time.perf_counter()
+    if N == 1 and not rollout:
+        run.run_single(progress if progress is not None else (None if sys.stderr.isatty() else False))
+    else:
+        run.run_batch()
+    wall = time.perf_counter() - start
+    return _finish(run, wall, single and not rollout)
+
+
+def _finish(run, wall, single):
+    """Assemble the SimulationResult (partial on failure), warn about limits, raise on failure."""
+    K, model = run.K, run.model
+    si, sf = run.si, run.sf
+    S = run.t_out.size
+    n = max(int(si[0, K.SI_SAMPLE]), 1) if single else S     # a failed single run: its first n samples
+    for r in range(run.N):                                     # a failed run of a batch: NaN after its last sample
+        for x in (run.q, run.v, run.a, run.tau, run.e):
+            x[r, si[r, K.SI_SAMPLE]:] = np.nan
+    pick = (lambda x: x[0, :n]) if single else (lambda x: x[:, :n])
+    events = []
+    for r in range(run.N):
+        for body, t, value, side in run.events[r, :min(int(si[r, K.SI_EVENTS]), MAX_EVENTS)]:
+            i = int(body)
+            k = int(model.idx_q[i])
+            events.append(LimitEvent(model.joint_names[i], float(t), float(value),
+                                     float(model.lower[k] if side < 0 else model.upper[k]),
+                                     "lower" if side < 0 else "upper", None if single else r))
+    stats = {"accepted_steps": si[:, K.SI_ACCEPTED].copy(), "rejected_steps": si[:, K.SI_REJECTED].copy(),
+             "dynamics_evaluations": si[:, K.SI_EVALS].copy(), "energy_error": sf[:, K.SF_DRIFT].copy(),
+             "status": si[:, K.SI_STATUS].copy()}
+    if single:
+        stats = {k: v[0].item() for k, v in stats.items()}
+    T, U = pick(run.e[..., 0]), pick(run.e[..., 1])
+    result = SimulationResult(
+        t=run.t_out[:n], q=pick(run.q), v=pick(run.v), a=pick(run.a), tau=pick(run.tau),
+        energy=Energy(T, U, T + U), model_name=model.name, q_names=coordinate_names(model, "q"),
+        v_names=coordinate_names(model, "v"), method=run.method,
+        dt=run.cf[K.CF_DT] if run.method != "dopri5" else None, limit_events=events, stats=stats,
+        wall_time=wall, conservative=run.conservative)
+    n_ev = int(np.sum(si[:, K.SI_EVENTS]))
+    if n_ev:
+        joints = sorted({e.joint for e in events})
+        warnings.warn(f"simulate: {n_ev} joint-limit crossing(s) on '{model.name}' ({', '.join(joints[:6])}"
+                      f"{' ...' if len(joints) > 6 else ''}), first at t = {min(e.time for e in events):.4g} s: "
+                      f"the simulator does not enforce position limits yet; see result.limit_events",
+                      JointLimitWarning, stacklevel=4)
+    failed = np.nonzero(si[:, K.SI_STATUS])[0]
+    if failed.size:
+        raise SimulationError(_failure_message(run, failed, result), result=result)
+    return result
+
+
+def _failure_message(run, failed, result):
+    K, model = run.K, run.model
+    r = int(failed[0])
+    status = int(run.si[r, K.SI_STATUS])
+    j = max(int(run.si[r, K.SI_SAMPLE]) - 1, 0)
+    t_fail = run.sf[r, K.SF_T] if run.method == "dopri5" else run.si[r, K.SI_STEP] * run.cf[K.CF_DT]
+    names = coordinate_names(model, "v")
+    v_last = run.v[r, j]
+    dof = int(np.argmax(np.abs(v_last))) if np.all(np.isfinite(v_last)) and model.nv else 0
+    joint = names[dof] if names else "-"
+    who = f"run {r} of {run.N}: " if run.N > 1 else ""
+    step = (f"method 'dopri5', rtol = {run.cf[K.CF_RTOL]:.3g}, last step {run.sf[r, K.SF_H]:.3g} s"
+            if run.method == "dopri5" else f"method '{run.method}', dt = {run.cf[K.CF_DT]:.3g} s")
+    fast = f"the fastest joint at the last sample (t = {run.t_out[j]:.6g} s) is '{joint}' (|v| = {abs(v_last[dof]):.3g})"
+    if status == 2:
+        what = (f"the energy error reached {run.sf[r, K.SF_DRIFT]:.3g} of the energy scale (tolerance "
+                f"energy_tol = {run.cf[K.CF_ENERGY_TOL]:.3g}) in this conservative run")
+    elif status == 3:
+        what = "the adaptive step size fell below 1e-14 s (a discontinuous input or a singular mass matrix?)"
+    elif status == 4:
+        what = "the step budget max_steps was exhausted"
+    elif status == 6:
+        what = "the implicit step's matrix M + h D is not positive definite (negative damping?)"
+    else:
+        what = "the state became NaN or infinite"
+    tips = ("try a smaller dt (e.g. default_dt(model) / 4), the adaptive method (method='dopri5'), or "
+            "method='implicit' for stiff joint damping" if run.method != "dopri5" else
+            "check the inputs and the model's inertias (load report); a tighter rtol rarely helps here")
+    n_failed = f" ({failed.size} runs failed: {', '.join(map(str, failed[:8]))}{'...' if failed.size > 8 else ''})" \
+        if run.N > 1 else ""
+    return (f"simulate '{model.name}': {who}{what} at t = {t_fail:.6g} s ({step}); {fast}. {tips}. "
+            f"The result up to t = {run.t_out[j]:.6g} s is in error.result{n_failed}.")
+
+
+def _simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options):
+    """The reference route: reference aba in solve_ivp, restarted at every step for held tables."""
+    from ..dynamics import aba, kinetic_energy, potential_energy
+    from .integrate import scipy_run
+
+    t = time_grid(t_final, 1e-3 if dt is None else dt)
+    n_steps = t.size - 1
+    mode, tt, tv = torque_table(model, tau, t, N, single)
+    fmode, ft, fv = wrench_table(model, f_ext, t, N, single)
+
+    def table_at(mode, tt, tv, k, s):
+        if mode == "python":
+            return None
+        if mode in (NONE, CONSTANT):
+            return tv[:, 0]
+        if mode == HOLD:
+            return tv[:, min(k, tv.shape[1] - 1)]
+        return np.stack([np.array([np.interp(s, tt, tv[r, :, c]) for c in range(tv.shape[2])])
+                         for r in range(tv.shape[0])]) if tv.ndim == 3 else None
 
     def f(k, s, Qs, Vs):
-        Tau = tau_of(k, s, Qs, Vs)
-        return aba(model, Qs, Vs, Tau, f_ext_at(s, Qs, Vs)), Tau
+        if mode == "python":
+            Tau = np.broadcast_to(_python_torque(model, np.asarray(tau(s, Qs[0], Vs[0]), dtype=float)), (N, model.nv))
+        else:
+            Tau = np.broadcast_to(table_at(mode, tt, tv, k, s), (N, model.nv))
+        if fmode == "python":
+            F = f_ext(s, Qs[0], Vs[0])
+        elif fmode == NONE:
+            F = None
+        elif fmode == LINEAR:
+            F = np.apply_along_axis(lambda col: np.interp(s, ft, col), 1, fv.reshape(fv.shape[0], fv.shape[1], -1)
+                                    ).reshape((fv.shape[0],) + fv.shape[2:])
+        else:
+            F = fv[:, 0] if fmode == CONSTANT else fv[:, min(k, fv.shape[1] - 1)]
+        return aba(model, Qs, Vs, Tau, F), Tau
 
+    options = dict(DEFAULT_IVP, **(ivp_options or {}))
+    start = time.perf_counter()
+    held = mode in (HOLD, "python") or fmode in (HOLD, "python")
+    q_out, v_out = scipy_run(model, f, t, Q, V, held, options)
     a_out = np.empty((n_steps + 1, N, model.nv))
     tau_out = np.empty((n_steps + 1, N, model.nv))
-    if method == "scipy":
-        options = dict(DEFAULT_IVP, **(ivp_options or {}))
-        q_out, v_out = scipy_run(model, f, t, Q, V, held, options)
-        for k in range(n_steps + 1):
-            a_out[k], tau_out[k] = f(k, t[k], q_out[k], v_out[k])
-    else:
-        step = STEPPERS[method]
-        q_out = np.empty((n_steps + 1, N, model.nq))
-        v_out = np.empty((n_steps + 1, N, model.nv))
-        for k in range(n_steps):
-            q_out[k], v_out[k] = Q, V
-            Q, V, a_out[k], tau_out[k] = step(model, lambda s, Qs, Vs, k=k: f(k, s, Qs, Vs), t[k], Q, V, h)
-            if not (np.all(np.isfinite(Q)) and np.all(np.isfinite(V))):
-                raise InputError(f"simulate: the state became non-finite at t = {t[k + 1]:.6g} s "
-                                 f"(method {method!r}, dt = {h:.3g} s): reduce dt or check the torques")
-        q_out[n_steps], v_out[n_steps] = Q, V
-        a_out[n_steps], tau_out[n_steps] = f(n_steps, t[n_steps], Q, V)
-
+    for k in range(n_steps + 1):
+        a_out[k], tau_out[k] = f(k, t[k], q_out[k], v_out[k])
     flat_q, flat_v = q_out.reshape(-1, model.nq), v_out.reshape(-1, model.nv)
     T = np.asarray(kinetic_energy(model, flat_q, flat_v)).reshape(n_steps + 1, N)
     U = np.asarray(potential_energy(model, flat_q)).reshape(n_steps + 1, N)
-    squeeze = (lambda x: x[:, 0]) if single else (lambda x: x)
+    lay = (lambda x: x[:, 0]) if single else (lambda x: np.swapaxes(x, 0, 1))
     return SimulationResult(
-        t=t, q=squeeze(q_out), v=squeeze(v_out), a=squeeze(a_out), tau=squeeze(tau_out),
-        energy=Energy(squeeze(T), squeeze(U), squeeze(T + U)),
+        t=t, q=lay(q_out), v=lay(v_out), a=lay(a_out), tau=lay(tau_out), energy=Energy(lay(T), lay(U), lay(T + U)),
         model_name=model.name, q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
-        method=method, dt=h,
-    )
+        method="scipy", dt=t[1] - t[0], wall_time=time.perf_counter() - start)
 
 
 _LABELS = {("q", SPHERICAL): ("qx", "qy", "qz", "qw"), ("v", SPHERICAL): ("wx", "wy", "wz"),

@@ -1,0 +1,105 @@
+"""Compiled joint controllers for :func:`artidyn.sim.simulate`: PD and computed torque.
+
+Both act on the actuated dofs only (``model.actuated``) and add to the ``tau`` input::
+
+    PD                 tau = kp (q_ref (-) q) + kd (v_ref - v)
+    computed torque    tau = rnea(q, v, a_ref + kd (v_ref - v) + kp (q_ref (-) q))
+
+with ``q_ref (-) q`` = :func:`artidyn.difference` ``(q, q_ref)`` (on the manifold). The reference
+is a constant posture or a table over time ``t_ref`` (K,), ``q_ref`` (K, nq), ``v_ref``,
+``a_ref`` (K, nv), read by linear interpolation (``q`` along the manifold): sample it finely
+(e.g. :func:`artidyn.sim.quintic_motion` every millisecond). Computed torque with exact model
+knowledge gives the error dynamics ``e'' + kd e' + kp e = 0`` (Khalil & Dombre, "Modeling,
+Identification and Control of Robots", sec. 14.4); the torque-free dofs of a floating base
+cannot follow it.
+"""
+import numpy as np
+
+from ..configuration import as_q
+from ..errors import InputError, ShapeError
+
+PD_CODE, COMPUTED_TORQUE_CODE = 1, 2   # as artidyn.kernels.stepping
+
+
+class _Tracking:
+    code = 0
+
+    def __init__(self, kp, kd, q_ref, v_ref=None, a_ref=None, t_ref=None):
+        self.kp, self.kd = kp, kd
+        self.q_ref, self.v_ref, self.a_ref, self.t_ref = q_ref, v_ref, a_ref, t_ref
+
+    def __repr__(self):
+        ref = "constant" if self.t_ref is None else f"{np.size(self.t_ref)} samples"
+        return f"{type(self).__name__}(kp={self.kp!r}, kd={self.kd!r}, reference {ref})"
+
+    def tables(self, model):
+        """(gains (5, nv), t_ref (K,), q_ref (K, nq), v_ref (K, nv), a_ref (K, nv)) for the engine;
+        gains rows: kp, kd, actuated (0/1), joint damping, Coulomb friction."""
+        nv = model.nv
+        gains = np.zeros((5, nv))
+        for row, (name, g) in enumerate((("kp", self.kp), ("kd", self.kd))):
+            arr = np.broadcast_to(np.asarray(g, dtype=float), (nv,)) if np.ndim(g) in (0, 1) and \
+                np.size(g) in (1, nv) else None
+            if arr is None:
+                raise ShapeError(f"{type(self).__name__}: {name} must be a number or {nv} numbers (one per dof of "
+                                 f"'{model.name}'), got shape {np.shape(g)}")
+            if not np.all(np.isfinite(arr)):
+                raise InputError(f"{type(self).__name__}: {name} contains NaN or infinite values")
+            gains[row] = arr
+        gains[2] = np.asarray(model.actuated, dtype=float)
+        gains[3], gains[4] = model.damping, model.coulomb
+        single = self.t_ref is None
+        Q, _ = as_q(model, self.q_ref, "q_ref")
+        K = Q.shape[0]
+        if single and K != 1:
+            raise ShapeError(f"{type(self).__name__}: q_ref has {K} rows; give t_ref (one time per row)")
+        t = np.zeros(1) if single else np.asarray(self.t_ref, dtype=float).ravel()
+        if t.size != K:
+            raise ShapeError(f"{type(self).__name__}: t_ref has {t.size} times for {K} rows of q_ref")
+        if not single and (not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0)):
+            raise InputError(f"{type(self).__name__}: t_ref must be finite and strictly increasing")
+        out = [gains, t, np.ascontiguousarray(Q, dtype=float)]
+        for name, x in (("v_ref", self.v_ref), ("a_ref", self.a_ref)):
+            x = np.zeros((K, nv)) if x is None else np.asarray(x, dtype=float).reshape(-1, nv) \
+                if np.size(x) == K * nv else None
+            if x is None:
+                raise ShapeError(f"{type(self).__name__}: {name} must have {K} rows of nv = {nv} entries")
+            if not np.all(np.isfinite(x)):
+                raise InputError(f"{type(self).__name__}: {name} contains NaN or infinite values")
+            out.append(np.ascontiguousarray(x))
+        return tuple(out)
+
+
+class PD(_Tracking):
+    """Joint PD control towards ``q_ref`` (and ``v_ref``): ``tau = kp (q_ref (-) q) + kd (v_ref - v)``.
+
+    ``kp``, ``kd``: numbers or (nv,) gains (N·m/rad, N·m·s/rad). ``q_ref`` (nq,) or (K, nq) with
+    ``t_ref`` (K,); ``v_ref`` (K, nv) optional (zero). With ``method="implicit"`` the damping
+    ``kd`` is integrated implicitly, like the joint damping.
+    """
+
+    code = PD_CODE
+
+    def __init__(self, kp, kd, q_ref, v_ref=None, t_ref=None):
+        super().__init__(kp, kd, q_ref, v_ref, None, t_ref)
+
+
+class ComputedTorque(_Tracking):
+    """Computed-torque (inverse dynamics) control: ``tau = rnea(q, v, a_ref + kd (v_ref - v) +
+    kp (q_ref (-) q))``, friction compensated when the simulation has friction.
+
+    ``q_ref`` (nq,) or (K, nq) with ``t_ref`` (K,); ``v_ref``, ``a_ref`` (K, nv) optional (zero).
+    """
+
+    code = COMPUTED_TORQUE_CODE
+
+    @classmethod
+    def tracking(cls, model, q_start, q_goal, duration, kp, kd, t_final=None, dt=1e-3):
+        """Track the rest-to-rest quintic from ``q_start`` to ``q_goal`` in ``duration`` s,
+        sampled every ``dt`` up to ``t_final`` (default: the duration), then hold the goal."""
+        from .trajectories import quintic_motion
+
+        t_final = duration if t_final is None else max(t_final, duration)
+        t = np.linspace(0.0, t_final, int(round(t_final / dt)) + 1)
+        q, v, a = quintic_motion(model, q_start, q_goal, duration, np.minimum(t, duration))
+        return cls(kp, kd, q, v, a, t)
