@@ -161,11 +161,13 @@ def build_parser():
 
 def main(argv=None):
     """Run the command line; returns the exit status (0, or 2 on an error)."""
+    from .errors import ArtidynError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         status = args.func(args)
-    except (KeyError, ValueError, OSError) as exc:  # artidyn's errors are ValueError / KeyError
+    except (KeyError, ValueError, OSError, ArtidynError) as exc:  # artidyn's errors (ValueError, KeyError ...)
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"artidyn: error: {msg}", file=sys.stderr)
         return EXIT_ERROR

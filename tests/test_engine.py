@@ -19,6 +19,7 @@ from artidyn.errors import InputError, ShapeError
 from artidyn.models import pendulum, random_tree
 from artidyn.sim import PD, ComputedTorque, JointLimitWarning, TimeTable, default_dt, rollout, simulate
 from artidyn.sim.integrate import rk4_step, semi_implicit_step
+from artidyn.sim.report_sections import report_posture
 
 G = 9.81
 FIXED = ("semi-implicit", "rk4", "implicit")
@@ -367,3 +368,31 @@ def test_bad_engine_arguments():
         TimeTable([0.0, 0.0], [[1.0], [2.0]])
     with pytest.raises(InputError, match="NaN"):
         simulate(model, np.zeros(1), tau=lambda t, q, v: np.array([np.nan]), t_final=0.01)
+
+
+# --- every real robot ------------------------------------------------------------------------------
+from conftest import ERD  # noqa: E402
+
+erd = pytest.importorskip("artidyn.models.erd")
+NAMES = [n for n in (erd.example_robot_names() if ERD else []) if n != "ur3"]   # ur3.urdf: no <link>
+CASES = [(n, False) for n in NAMES] + [(n, True) for n in NAMES if erd.default_floating(n)]
+# zero-mass finger links (repaired to 1e-6 kg, 1e-9 kg m^2): the mass matrix is singular to 1e-11
+KNOWN_SINGULAR = {("romeo", False): "Finger"}
+
+
+@pytest.mark.parametrize("name, floating", CASES, ids=[f"{n}-{'floating' if f else 'fixed'}" for n, f in CASES])
+def test_every_example_robot_simulates_with_the_defaults(name, floating):
+    """The default method and step (no dt given) on every URDF of example-robot-data."""
+    model = erd.example_robot(name, floating_base=floating)
+    q0 = report_posture(model, ad.neutral(model))
+    if (name, floating) in KNOWN_SINGULAR:
+        with pytest.raises(SimulationError) as err:
+            simulate(model, q0, t_final=0.3)
+        msg = str(err.value)
+        assert "nearly singular" in msg and KNOWN_SINGULAR[(name, floating)] in msg
+        assert err.value.result.t[-1] > 0.02
+        return
+    r = simulate(model, q0, t_final=0.3)
+    assert r.t[-1] == pytest.approx(0.3) and np.all(np.isfinite(r.q))
+    if model.nv:
+        assert r.method in ("rk4", "implicit") and r.dt <= 1e-3

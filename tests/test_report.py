@@ -4,7 +4,7 @@
   robots that walk or fly (:func:`artidyn.models.erd.default_floating`), with the free fall's
   numbers checked (energy conserved; a floating robot falls by g t²/2 and keeps its shape);
 * a section that raises is reported in its place, the rest of the report and report.md survive;
-* the free fall's failure handling (partial result, shortened runs) and its scipy fallback.
+* the free fall's failure handling (the partial result of a SimulationError).
 """
 import re
 import sys
@@ -14,7 +14,7 @@ import pytest
 
 import artidyn as ad
 from artidyn import cli, report
-from artidyn.errors import ArtidynError, InputError
+from artidyn.errors import ArtidynError, SimulationError
 from artidyn.sim import report_sections as rs
 from conftest import ERD
 
@@ -26,7 +26,7 @@ KNOWN_UNLOADABLE = {"ur3": "ur3.urdf (example-robot-data 6.0.0) is an empty xacr
 # Free falls that cannot reach FALL_T: the mass matrix becomes singular on the way (measured).
 KNOWN_SINGULAR_FALLS = {
     ("romeo", False): "finger links repaired from zero mass (1e-6 kg, 1e-9 kg m²): M singular at t ~ 0.048 s",
-    ("icub", False): "neck: M singular at t ~ 0.0415 s, neck_yaw past 190 rad/s (the scipy route may step over it)",
+    ("icub", False): "neck: M singular at t ~ 0.0415 s, neck_yaw past 190 rad/s",
 }
 TITLES = ["Model", "Geometric model at the neutral configuration", "Dynamics at the neutral configuration",
           "Torques along a quintic motion", "Free-fall simulation"]
@@ -71,9 +71,6 @@ def test_known_unloadable_robots_exit_2_with_one_line(name, capsys):
 
 @pytest.mark.parametrize("name, floating", CASES, ids=[f"{n}-{'floating' if f else 'fixed'}" for n, f in CASES])
 def test_report_every_example_robot(name, floating):
-    if (name, floating) in KNOWN_SINGULAR_FALLS and rs.fall_method() == "scipy":
-        pytest.skip("the scipy route (no 'dopri5' in simulate) crawls for minutes through the singular mass "
-                    "matrix of this fall; the adaptive 'dopri5' stops in milliseconds")
     model = erd.example_robot(name, floating_base=floating)
     failed = []
     text = report.build_report(model, failed=failed)
@@ -85,8 +82,7 @@ def test_report_every_example_robot(name, floating):
     if model.nv == 0:
         assert "no degree of freedom" in fall
         return
-    method = rs.fall_method()
-    assert f"method '{method}'" in fall and "rtol = 1e-07, atol = 1e-09" in fall
+    assert f"method '{rs.FALL_METHOD}'" in fall and "rtol = 1e-07, atol = 1e-09" in fall
     assert "sampled every 0.01 s" in fall
     stopped = "The integration stopped" in fall
     if stopped:
@@ -189,12 +185,6 @@ def test_model_that_cannot_load(monkeypatch, capsys):
 
 
 # --- the free fall's handling of integration failures --------------------------------------------
-class FakeSimulationError(ArtidynError):
-    def __init__(self, msg, result=None):
-        super().__init__(msg)
-        self.result = result
-
-
 def test_free_fall_partial_result(monkeypatch):
     """An error carrying the samples done so far (the simulator's SimulationError): shown, and why."""
     real = simulate_module.simulate
@@ -202,29 +192,12 @@ def test_free_fall_partial_result(monkeypatch):
 
     def stops_at_0_1(m, q0, t_final=1.0, **kwargs):
         partial = real(m, q0, t_final=0.1, **kwargs)
-        raise FakeSimulationError("simulate: the state became NaN at t = 0.105 s", result=partial)
+        raise SimulationError("simulate: the state became NaN at t = 0.105 s", result=partial)
     monkeypatch.setattr(simulate_module, "simulate", stops_at_0_1)
     text = free_fall_part(report.build_report(model))
-    assert "**The integration stopped before t = 0.4 s**: FakeSimulationError: simulate: the state became NaN" in text
+    assert "**The integration stopped before t = 0.4 s**: SimulationError: simulate: the state became NaN" in text
     assert "11 samples to t = 0.1 s" in text and "Shown: the samples it completed, to t = 0.1 s" in text
     assert "condition number" in text and report.FAILED not in text
-
-
-def test_free_fall_shortened_runs(monkeypatch):
-    """An error without a result (the scipy route): runs shortened by halves, the longest that works shown."""
-    real = simulate_module.simulate
-    calls = []
-
-    def fails_beyond_0_15(m, q0, t_final=1.0, **kwargs):
-        calls.append(round(t_final, 12))
-        if t_final > 0.15:
-            raise InputError(f"scipy.integrate.solve_ivp failed after t = 0.15 s (t_final {t_final})")
-        return real(m, q0, t_final=t_final, **kwargs)
-    monkeypatch.setattr(simulate_module, "simulate", fails_beyond_0_15)
-    text = free_fall_part(report.build_report(ad.models.puma560()))
-    assert calls == [0.4, 0.2, 0.1]
-    assert "InputError: scipy.integrate.solve_ivp failed after t = 0.15 s (t_final 0.4)" in text
-    assert "11 samples to t = 0.1 s" in text
 
 
 def test_free_fall_gives_up_on_other_errors(monkeypatch):
@@ -234,19 +207,6 @@ def test_free_fall_gives_up_on_other_errors(monkeypatch):
     failed = []
     report.build_report(ad.models.pendulum(), failed=failed)
     assert [(f.title, type(f.error)) for f in failed] == [("Free-fall simulation", TypeError)]
-
-
-def test_free_fall_scipy_fallback(monkeypatch):
-    """Without "dopri5" in simulate's METHODS the section uses solve_ivp (DOP853) and says so."""
-    monkeypatch.setattr(simulate_module, "METHODS", tuple(m for m in simulate_module.METHODS if m != "dopri5"))
-    assert rs.fall_method() == "scipy"
-    assert rs.fall_options("scipy") == {"ivp_options": {"method": "DOP853", "rtol": 1e-7, "atol": 1e-9}}
-    G = 9.81
-    model = ad.models.pendulum(m=1.0, l=1.0, g=G)
-    text = free_fall_part(report.build_report(model))
-    assert "adaptive DOP853" in text and "method 'scipy'" in text and "rtol = 1e-07, atol = 1e-09" in text
-    assert "41 samples to t = 0.4 s" in text
-    assert number_after(text, "J,") < 1e-6
 
 
 def test_free_fall_drops_friction_and_says_so():

@@ -48,7 +48,7 @@ CF_DT, CF_RTOL, CF_ATOL, CF_ENERGY_TOL, CF_ESCALE, CF_T0, CF_SIZE = range(7)
 
 OK, NONFINITE, ENERGY, UNDERFLOW, MAX_STEPS, BAD_INPUT, NOT_SPD = range(7)
 SI_STATUS, SI_STEP, SI_SAMPLE, SI_EVENTS, SI_ACCEPTED, SI_REJECTED, SI_FSAL, SI_EVALS, SI_SIZE = range(9)
-SF_T, SF_H, SF_E0, SF_TMAX, SF_DUMAX, SF_DRIFT, SF_SIZE = range(7)
+SF_T, SF_H, SF_E0, SF_TMAX, SF_DUMAX, SF_DRIFT, SF_ESCALE, SF_SIZE = range(8)
 
 # W rows (scratch vectors of length max(nq, nv)): the FSAL acceleration and torque (A, TAU), a
 # stage's q, xi, v and torque (Q, XI, V, TS), a dense sample's a and tau (DA, DT), the chart point
@@ -105,7 +105,7 @@ def table_weight(tt, t, k):
     return min(1.0, max(0.0, s))
 
 
-@nb.njit
+@nb.njit(inline="always")
 def input_vector(mode, tt, tv, t, left, out):
     """out <- a vector input (rows of tv (K, n)) at time t: constant row 0, held, or interpolated."""
     n = tv.shape[1]
@@ -176,7 +176,7 @@ def controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, 
             tau[c] += gains[G_ACT, c] * W[W_C1, c]
 
 
-@nb.njit
+@nb.njit(inline="always")
 def accel(B, ci, t, left, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, a, tau,
           extra=0):
     """The dynamics stage: tau <- tau(t, q, v), a <- aba(q, v, tau, f_ext(t)); False when q is
@@ -272,7 +272,7 @@ def coulomb_box(nv, h, gains, L, G, v, lam):
 
 # --- bookkeeping: samples, limits, energy --------------------------------------------------------
 
-@nb.njit
+@nb.njit(inline="always")
 def write_sample(B, ci, cf, j, q, v, a, tau, q_out, v_out, a_out, tau_out, e_out, sf):
     """Sample j <- the state (q, v) with the acceleration and torque a, tau there; energy check.
     The dynamics pass that gave a must be the table's last (its energies are read from it).
@@ -287,18 +287,19 @@ def write_sample(B, ci, cf, j, q, v, a, tau, q_out, v_out, a_out, tau_out, e_out
     kin, pot = energy_after_dynamics(B, v)
     e_out[j, 0] = kin
     e_out[j, 1] = pot
-    if j == 0:
+    if j == 0:   # the energy scale's floor: m g (robot size) from Python, or the initial kinetic energy
         sf[SF_E0], sf[SF_TMAX], sf[SF_DUMAX], sf[SF_DRIFT] = kin + pot, kin, 0.0, 0.0
+        sf[SF_ESCALE] = max(cf[CF_ESCALE], kin)
         return True
     sf[SF_TMAX] = max(sf[SF_TMAX], kin)
     sf[SF_DUMAX] = max(sf[SF_DUMAX], abs(pot - e_out[0, 1]))
-    scale = max(sf[SF_TMAX], sf[SF_DUMAX], cf[CF_ESCALE])
+    scale = max(sf[SF_TMAX], sf[SF_DUMAX], sf[SF_ESCALE])
     drift = abs(kin + pot - sf[SF_E0]) / scale if scale > 0.0 else 0.0
     sf[SF_DRIFT] = max(sf[SF_DRIFT], drift)
     return not (ci[CI_CONSERVATIVE] and drift > cf[CF_ENERGY_TOL])
 
 
-@nb.njit
+@nb.njit(inline="always")
 def check_limits(B, lim, q_prev, q, t, events, si):
     """Record every 1-dof joint that left its range during the step: (body, t, value, side)."""
     for i in range(1, B.shape[0]):
@@ -387,7 +388,7 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, r
 
 # --- the run ------------------------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(inline="always")
 def fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
     """Make W[W_A], W[W_TAU] the acceleration and torque at (t, q, v) unless they already are."""
     if si[SI_FSAL]:

@@ -1,6 +1,6 @@
 """Simulation: time integration of the forward dynamics, results, reference motions, plots."""
 from .result import Energy, LimitEvent, SimulationResult  # noqa: F401
-from .simulate import METHODS, JointLimitWarning, coordinate_names, default_dt, rollout, simulate  # noqa: F401
+from .simulate import METHODS, JointLimitWarning, auto_method, coordinate_names, default_dt, rollout, simulate  # noqa: F401
 from .inputs import TimeTable  # noqa: F401
 from .control import PD, ComputedTorque  # noqa: F401
 from .trajectories import quintic, quintic_motion, velocities_from_positions  # noqa: F401

@@ -5,12 +5,16 @@
     ``torques.png`` and prints the peak torque of each joint against its effort limit.
 ``artidyn simulate MODEL [--q0 ...] [--v0 ...] [--t-final T] [--dt DT] [--method M] [--out DIR]``
     Unactuated simulation (gravity, friction): writes ``simulation.csv``, ``simulation.npz``,
-    ``trajectory.png`` and ``energy.png`` and prints the energy balance.
+    ``trajectory.png`` and ``energy.png`` and prints the energy balance. Without ``--dt`` the
+    step comes from the model (:func:`artidyn.sim.default_dt`); ``--method auto`` (the default)
+    takes RK4, or the implicit method when the joint damping limits RK4's step or the model has
+    Coulomb friction (many real URDFs: tiny finger links with damping and friction).
 
 ``MODEL`` is anything :func:`artidyn.io.load` accepts (a URDF or DH file, a built-in name, an
 example-robot-data stem). Each handler returns 0 on success; errors propagate as artidyn errors.
 """
 import pathlib
+import sys
 
 import numpy as np
 
@@ -35,9 +39,12 @@ def register(subparsers):
                    "commas; default: the neutral configuration)")
     s.add_argument("--v0", type=float, nargs="+", metavar="V", help="initial velocity (nv numbers; default 0)")
     s.add_argument("--t-final", type=float, default=1.0, help="duration in seconds (default 1)")
-    s.add_argument("--dt", type=float, default=1e-3, help="time step in seconds (default 0.001)")
-    s.add_argument("--method", default="rk4", choices=METHODS,
-                   help="integrator (default rk4)")
+    s.add_argument("--dt", type=float, default=None,
+                   help="time step in seconds (default: from the model's fastest mode, at most 0.001; for "
+                        "dopri5 the sample spacing)")
+    s.add_argument("--method", default="auto", choices=METHODS,
+                   help="integrator (default auto: rk4, or implicit for stiff joint damping / Coulomb friction)")
+    s.add_argument("--every", type=int, default=1, metavar="K", help="keep every K-th step (default 1)")
     s.add_argument("--out", default=".", metavar="DIR", help="output folder (default: current folder)")
     s.set_defaults(func=cmd_simulate)
 
@@ -99,12 +106,21 @@ def cmd_simulate(args):
     """``artidyn simulate``: free motion from q0, v0 under gravity and the model's friction."""
     from ..cli import parse_q
     from .plots import plot_energy
-    from .simulate import simulate
+    from ..errors import SimulationError
+    from .simulate import auto_method, default_dt, simulate
 
     model = load_model(args)
     q0 = parse_q(model, args.q0, what="--q0")
     v0 = None if args.v0 is None else np.array(args.v0)
-    result = simulate(model, q0, v0, t_final=args.t_final, dt=args.dt, method=args.method)
+    method = auto_method(model, q0) if args.method == "auto" else args.method
+    print(f"{model.name}: method {method}, " + (f"dt = {args.dt:g} s" if args.dt else
+          f"dt = {default_dt(model, q0, method):g} s (from the model)" if method != "dopri5" else "adaptive"))
+    failure = None
+    try:
+        result = simulate(model, q0, v0, t_final=args.t_final, dt=args.dt, method=method,
+                          record_every=args.every if method not in ("dopri5", "scipy") else 1)
+    except SimulationError as exc:       # keep what was computed, then report the failure
+        failure, result = exc, exc.result
     out = _out_dir(args)
     result.to_csv(out / "simulation.csv")
     result.to_npz(out / "simulation.npz")
@@ -114,5 +130,13 @@ def cmd_simulate(args):
     print(repr(result))
     print(f"energy: kinetic {E.kinetic[-1]:.6g} J, potential {E.potential[-1]:.6g} J, "
           f"total {E.total[0]:.9g} -> {E.total[-1]:.9g} J (drift / max kinetic = {result.energy_drift():.3g})")
+    print(f"wall time {result.wall_time:.3g} s ({result.stats.get('accepted_steps', 0)} steps)")
+    if result.limit_events:
+        joints = sorted({e.joint for e in result.limit_events})
+        print(f"{len(result.limit_events)} joint-limit crossing(s) (limits are not enforced yet): {', '.join(joints[:8])}"
+              + (" ..." if len(joints) > 8 else ""))
     print(f"wrote {out / 'simulation.csv'}, simulation.npz, trajectory.png, energy.png")
+    if failure is not None:
+        print(f"artidyn: error: {failure} (the files hold the run up to there)", file=sys.stderr)
+        return 2
     return 0

@@ -25,7 +25,7 @@ QUINTIC_T = 2.0         # duration of the report's motion (s)
 QUINTIC_SAMPLES = 201
 FALL_T = 0.4            # duration of the free fall (s)
 FALL_SAMPLE = 1e-2      # spacing of its output samples (s); the integrator chooses its own steps
-FALL_METHOD = "dopri5"  # adaptive; "scipy" (solve_ivp, DOP853) where simulate has no "dopri5"
+FALL_METHOD = "dopri5"  # adaptive Dormand-Prince 5(4)
 FALL_RTOL, FALL_ATOL = 1e-7, 1e-9
 MAX_MATRIX = 12         # print M in full up to this many dof
 
@@ -143,47 +143,25 @@ def quintic_torques_section(model, ctx):
 quintic_torques_section.title = "Torques along a quintic motion"
 
 
-def fall_method():
-    """:data:`FALL_METHOD` if :func:`~artidyn.sim.simulate` has it, else its scipy route."""
-    from .simulate import METHODS
-    return FALL_METHOD if FALL_METHOD in METHODS else "scipy"
-
-
-def fall_options(method):
-    """Keyword arguments of :func:`~artidyn.sim.simulate` giving ``method`` the report's tolerances."""
-    if method == "scipy":
-        return {"ivp_options": {"method": "DOP853", "rtol": FALL_RTOL, "atol": FALL_ATOL}}
-    return {"rtol": FALL_RTOL, "atol": FALL_ATOL}
-
-
-def run_fall(model, q1, method):
+def run_fall(model, q1):
     """``(result, error, warnings)``: the frictionless fall from rest at ``q1`` to :data:`FALL_T`.
 
-    If the integration fails (an artidyn error), ``error`` is that error and ``result`` holds the
-    samples it completed: the error's partial ``result`` when it carries one, else the longest of
-    runs shortened by halves that completes (the scipy route has no partial result).
+    If the integration fails (:class:`~artidyn.errors.SimulationError`), ``error`` is that error
+    and ``result`` the samples it completed (the error's partial result).
     """
-    from ..errors import ArtidynError
+    from ..errors import SimulationError
     from .simulate import simulate
 
-    n, error = max(1, int(round(FALL_T / FALL_SAMPLE))), None
-    while True:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                r = simulate(model, q1, t_final=n * FALL_SAMPLE, dt=FALL_SAMPLE, method=method,
-                             **fall_options(method))
-                return r, error, caught
-            except Exception as exc:  # noqa: BLE001 - only numerical failures are handled below
-                if not (isinstance(exc, ArtidynError) or hasattr(exc, "result")):
-                    raise
-                error = error or exc
-                partial = getattr(exc, "result", None)
-                if partial is not None and np.size(partial.t) >= 2:
-                    return partial, error, caught
-                if n == 1:
-                    raise error from None
-                n //= 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            r = simulate(model, q1, t_final=FALL_T, dt=FALL_SAMPLE, method=FALL_METHOD, rtol=FALL_RTOL,
+                         atol=FALL_ATOL)
+            return r, None, caught
+        except SimulationError as exc:
+            if exc.result is None or np.size(exc.result.t) < 2:
+                raise
+            return exc.result, exc, caught
 
 
 def _friction_note(model, q1):
@@ -224,9 +202,9 @@ def free_fall_section(model, ctx):
     if model.nv == 0:
         return f"## {free_fall_section.title}\n\n{_NO_DOF}"
     q1 = report_posture(model, ctx.q)
-    method = fall_method()
+    method = FALL_METHOD
     free = model.replace(damping=np.zeros(model.nv), coulomb=np.zeros(model.nv))
-    r, error, caught = run_fall(free, q1, method)
+    r, error, caught = run_fall(free, q1)
     lines = ["## Free-fall simulation", "", _fall_header(r, method)]
     note = _friction_note(model, q1)
     if note:

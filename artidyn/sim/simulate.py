@@ -19,7 +19,7 @@ from ..joints import FREE, SPHERICAL
 from .inputs import CONSTANT, HOLD, LINEAR, NONE, torque_table, wrench_table
 from .result import Energy, LimitEvent, SimulationResult
 
-METHODS = ("rk4", "semi-implicit", "implicit", "dopri5", "scipy")
+METHODS = ("auto", "rk4", "semi-implicit", "implicit", "dopri5", "scipy")
 _CODES = {"semi-implicit": 0, "rk4": 1, "implicit": 2, "dopri5": 3}
 DEFAULT_IVP = {"method": "DOP853", "rtol": 1e-10, "atol": 1e-12}
 MAX_EVENTS = 256
@@ -59,7 +59,9 @@ def default_dt(model, q=None, method="rk4", largest=1e-3):
     and ``gamma = max eig(D, M)``. The step resolves the fastest oscillation with about 20 steps
     per period (``0.3 / omega``) and, for the explicit methods, stays inside their stability
     region for the damping (``1 / gamma``); it is at most ``largest`` (1 ms) and rounded down to
-    1, 2 or 5 x 10^k s. Fast motions can still need less: the adaptive method ``"dopri5"``
+    1, 2 or 5 x 10^k s. For ``method="implicit"`` the damping is integrated implicitly: its
+    modes are taken against ``M + h D`` (which also tames a singular M, e.g. coaxial joints
+    around a massless link) and the damping rate does not bound the step. Fast motions can still need less: the adaptive method ``"dopri5"``
     chooses its steps itself.
     """
     import scipy.linalg
@@ -77,15 +79,37 @@ def default_dt(model, q=None, method="rk4", largest=1e-3):
     gm = gravity_torque(model, integrate(model, np.broadcast_to(q, (model.nv, model.nq)), -E))
     K = (np.atleast_2d(gp) - np.atleast_2d(gm)).T / (2 * eps)
     K = 0.5 * (K + K.T)
-    rates = [1.0 / largest]
-    try:
-        w2 = scipy.linalg.eigh(K, M, eigvals_only=True)
-        rates.append(np.sqrt(np.max(np.abs(w2))) / 0.3)
-        if method != "implicit" and np.any(model.damping):
-            rates.append(np.max(scipy.linalg.eigh(np.diag(model.damping), M, eigvals_only=True)))
-    except (np.linalg.LinAlgError, ValueError):
-        pass
-    return _nice_floor(max(1e-7, 1.0 / max(r for r in rates if np.isfinite(r))))
+    D = np.diag(model.damping)
+    h = largest
+    for _ in range(8):
+        # the implicit method integrates against M + h D: damping also bounds a singular M's modes
+        M_eff = M + h * D if method == "implicit" else M
+        rates = [1.0 / largest]
+        try:
+            w2 = scipy.linalg.eigh(K, M_eff, eigvals_only=True)
+            rates.append(np.sqrt(np.max(np.abs(w2))) / 0.3)
+            if method != "implicit" and np.any(model.damping):
+                rates.append(np.max(scipy.linalg.eigh(D, M, eigvals_only=True)))
+        except (np.linalg.LinAlgError, ValueError):  # M singular (a dof without inertia)
+            rates.append(1e7)
+        h_new = _nice_floor(max(1e-7, 1.0 / max(r for r in rates if np.isfinite(r))))
+        if h_new >= h or method != "implicit":
+            return h_new
+        h = h_new
+    return h
+
+
+def auto_method(model, q0=None, friction=True):
+    """The method ``"auto"`` stands for: ``"rk4"``, or ``"implicit"`` when the joint damping is
+    what limits RK4's step (the implicit method's default step is longer) or the model has
+    Coulomb friction (RK4 chatters on sign(v); the implicit step solves stick and slip)."""
+    if not friction or model.nv == 0:
+        return "rk4"
+    if np.any(model.coulomb):
+        return "implicit"
+    if np.any(model.damping) and default_dt(model, q0, "implicit") > default_dt(model, q0, "rk4"):
+        return "implicit"
+    return "rk4"
 
 
 # --- running the engine --------------------------------------------------------------------------
@@ -101,17 +125,15 @@ def _states(model, q0, v0):
     return Q, V, N, single and single_v
 
 
-def _energy_scale(model, Q, V):
-    """A floor for the energy-error check: m_total |g| (size of the robot + 0.1 m), or the
-    initial kinetic energy if larger."""
-    from ..dynamics import kinetic_energy
+def _energy_scale(model, Q):
+    """A floor for the energy-error check: m_total |g| (size of the robot + 0.1 m); the engine
+    raises it to the initial kinetic energy if that is larger."""
     from ..kinematics import body_placements
 
     T = body_placements(model, Q[0])
     c = np.einsum("nij,nj->ni", T[1:, :3, :3], model.com[1:]) + T[1:, :3, 3]
     size = float(np.max(np.linalg.norm(c - c.mean(axis=0), axis=1))) if len(c) else 0.0
-    gravity = float(np.linalg.norm(model.gravity)) * float(model.total_mass) * (2 * size + 0.1)
-    return max(gravity, float(np.max(np.atleast_1d(kinetic_energy(model, Q, V)))), 1e-12)
+    return max(float(np.linalg.norm(model.gravity)) * float(model.total_mass) * (2 * size + 0.1), 1e-12)
 
 
 class _Run:
@@ -163,7 +185,7 @@ class _Run:
         cf = np.zeros(K.CF_SIZE)
         cf[K.CF_DT], cf[K.CF_RTOL], cf[K.CF_ATOL] = grid[1] - grid[0] if grid.size > 1 else 0.0, rtol, atol
         cf[K.CF_ENERGY_TOL] = np.inf if energy_tol is None else energy_tol
-        cf[K.CF_ESCALE] = _energy_scale(model, Q, V) if conservative else 0.0
+        cf[K.CF_ESCALE] = _energy_scale(model, Q) if conservative else 0.0
         self.ci, self.cf, self.conservative = ci, cf, bool(ci[K.CI_CONSERVATIVE])
         S = t_out.size
         self.Q0, self.V0 = Q, V
@@ -268,7 +290,7 @@ def _progress_bar(total, done, name):
 
 # --- the public functions -----------------------------------------------------------------------
 
-def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="rk4", f_ext=None, controller=None,
+def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f_ext=None, controller=None,
              t_eval=None, record_every=1, rtol=1e-7, atol=1e-9, energy_tol=0.1, friction=True,
              max_steps=50_000_000, progress=None, ivp_options=None):
     """Simulate the model from ``(q0, v0)`` under torques, a controller and external wrenches.
@@ -294,8 +316,9 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="rk4", f_
     dt : float, optional
         Fixed-step methods: the step (``ceil(t_final / dt)`` equal steps; default
         :func:`default_dt`). ``"dopri5"``: the spacing of the output samples (default 1 ms).
-    method : {"rk4", "semi-implicit", "implicit", "dopri5", "scipy"}
-        ``"rk4"``: classical Runge-Kutta on the manifold (RKMK4, 4 aba calls per step).
+    method : {"auto", "rk4", "semi-implicit", "implicit", "dopri5", "scipy"}
+        ``"auto"`` (:func:`auto_method`): RK4, or the implicit method when the joint damping
+        limits RK4's step or the model has Coulomb friction. ``"rk4"``: classical Runge-Kutta on the manifold (RKMK4, 4 aba calls per step).
         ``"semi-implicit"``: symplectic Euler (1 call). ``"implicit"``: implicit in the joint
         damping and the PD controller's kd (MuJoCo's "implicitfast"): stable for stiff damping.
         ``"dopri5"``: adaptive Dormand-Prince 5(4) with ``rtol``/``atol``, samples by its
@@ -334,13 +357,15 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="rk4", f_
     if method not in METHODS:
         raise InputError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
     Q, V, N, single = _states(model, q0, v0)
+    if method == "auto":
+        method = auto_method(model, Q[0], friction)
     if method == "scipy":
         return _simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options)
     return _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every,
                      rtol, atol, energy_tol, friction, max_steps, progress)
 
 
-def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="rk4", f_ext=None, controller=None,
+def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f_ext=None, controller=None,
             t_eval=None, record_every=1, rtol=1e-7, atol=1e-9, energy_tol=0.1, friction=True,
             max_steps=50_000_000):
     """Simulate N initial states and/or input sequences in parallel (like ``mujoco.rollout``).
@@ -355,6 +380,8 @@ def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="rk4", f_e
     if method not in METHODS or method == "scipy":
         raise InputError(f"rollout: unknown method {method!r}; choose one of {', '.join(METHODS[:-1])}")
     Q, V, N, _ = _states(model, q0, v0)
+    if method == "auto":
+        method = auto_method(model, Q[0], friction)
     runs = _input_runs(tau, f_ext)
     if N == 1 and runs > 1:          # one initial state, N input sequences
         Q, V, N = np.repeat(Q, runs, 0), np.repeat(V, runs, 0), runs
@@ -417,6 +444,8 @@ def _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, metho
                          f"at rest and the adaptive step collapses there. Use method='implicit' (stick-slip "
                          f"solved at each step), a fixed-step method, or friction=False")
     grid, t_out, every, h0 = _grids(model, Q, t_final, dt, method, t_eval, record_every)
+    if model.nv == 0:   # nothing moves (a fixed-base model without joints)
+        return _motionless(model, N, single and not rollout, t_out, method, grid)
     run = _Run(model, Q, V, N, single, tau, f_ext, controller, method, grid, t_out, every, rtol, atol, energy_tol,
                friction, max_steps, h0)
     if run.python_inputs and (N > 1 or rollout):
@@ -429,6 +458,16 @@ def _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, metho
         run.run_batch()
     wall = time.perf_counter() - start
     return _finish(run, wall, single and not rollout)
+
+
+def _motionless(model, N, single, t_out, method, grid):
+    S = t_out.size
+    shape = (S,) if single else (N, S)
+    z = np.zeros(shape + (0,))
+    e = np.zeros(shape)
+    return SimulationResult(t=t_out, q=z, v=z, a=z, tau=z, energy=Energy(e, e, e), model_name=model.name,
+                            q_names=[], v_names=[], method=method, dt=grid[1] - grid[0] if method != "dopri5" else None,
+                            stats={}, wall_time=0.0, conservative=True)
 
 
 def _finish(run, wall, single):
@@ -499,13 +538,31 @@ def _failure_message(run, failed, result):
         what = "the implicit step's matrix M + h D is not positive definite (negative damping?)"
     else:
         what = "the state became NaN or infinite"
-    tips = ("try a smaller dt (e.g. default_dt(model) / 4), the adaptive method (method='dopri5'), or "
+    tips = ("Try a smaller dt (e.g. default_dt(model) / 4), the adaptive method (method='dopri5'), or "
             "method='implicit' for stiff joint damping" if run.method != "dopri5" else
-            "check the inputs and the model's inertias (load report); a tighter rtol rarely helps here")
+            "Check the inputs and the model's inertias (load report); a tighter rtol rarely helps here")
     n_failed = f" ({failed.size} runs failed: {', '.join(map(str, failed[:8]))}{'...' if failed.size > 8 else ''})" \
         if run.N > 1 else ""
-    return (f"simulate '{model.name}': {who}{what} at t = {t_fail:.6g} s ({step}); {fast}. {tips}. "
-            f"The result up to t = {run.t_out[j]:.6g} s is in error.result{n_failed}.")
+    return (f"simulate '{model.name}': {who}{what} at t = {t_fail:.6g} s ({step}); {fast}{_conditioning(model, run.q[r, j])}. "
+            f"{tips}. The result up to t = {run.t_out[j]:.6g} s is in error.result{n_failed}.")
+
+
+def _conditioning(model, q):
+    """A note when the mass matrix at q is nearly singular (the usual cause of a blow-up on real
+    URDFs: links with no or repaired inertia), naming the dofs of its softest mode; or ''."""
+    from ..dynamics import crba
+
+    try:
+        w, V = np.linalg.eigh(crba(model, q))
+    except Exception:  # noqa: BLE001 - a diagnostic only; q may be unusable
+        return ""
+    if not w[0] < 1e-9 * w[-1]:
+        return ""
+    names = coordinate_names(model, "v")
+    soft = [names[k] for k in np.argsort(-np.abs(V[:, 0]))[:3]]
+    return (f"; the mass matrix there is nearly singular (eigenvalues {w[0]:.3g} to {w[-1]:.3g}), its softest mode "
+            f"moves {', '.join(repr(n) for n in soft)}: those links carry almost no inertia (zero-mass or repaired "
+            f"links, see the model's load report): give them realistic inertias or make those joints fixed")
 
 
 def _simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options):
