@@ -45,6 +45,7 @@ N states. A NaN final state is printed as "NaN" next to the time; an exception a
 The script asserts nothing (DESIGN.md): it prints the numbers and the machine.
 """
 import argparse
+import inspect
 import os
 import platform
 import subprocess
@@ -384,6 +385,8 @@ def artidyn_rollout(robot, Q0, V0):
         return Cell(note="n/a (not available)")
     model = robot.model
     kwargs = options(artidyn.rollout)
+    if "record" in inspect.signature(artidyn.rollout).parameters:
+        kwargs["record"] = ("q", "v")             # the state, as mujoco.rollout records it
 
     def run(Q, V, t_final):
         return artidyn.rollout(model, Q, V, tau=0.0, t_final=t_final, dt=DT, method="semi-implicit", **kwargs)

@@ -18,7 +18,7 @@ from artidyn import ModelBuilder, SimulationError
 from artidyn.errors import InputError, ShapeError
 from artidyn.models import pendulum, random_tree
 from artidyn.sim import PD, ComputedTorque, JointLimitWarning, TimeTable, default_dt, rollout, simulate
-from artidyn.sim.integrate import rk4_step, semi_implicit_step
+from artidyn.sim.integrate import dopri5_step, rk4_step, semi_implicit_step
 from artidyn.sim.report_sections import report_posture
 
 G = 9.81
@@ -132,6 +132,24 @@ def test_compiled_steps_equal_the_reference_steppers(rng, method, step):
             np.testing.assert_allclose(r.a[k], A[0], atol=1e-11)
 
 
+def test_compiled_dopri5_step_equals_the_reference(rng):
+    # the first step has the size of the first sample interval (1 ms) and is accepted: sample 1 is
+    # the step's end (the continuous extension at theta = 1)
+    model = random_tree(rng, nb=4, floating=True, joint_types=("spherical", "revolute"))
+    q0, v0 = ad.random_configuration(model, rng), rng.normal(size=model.nv)
+    tau = rng.normal(size=model.nv)
+    r = simulate(model, q0, v0, tau=tau, method="dopri5", t_eval=[0.0, 1e-3], rtol=1e-3, atol=1e-3)
+    assert r.stats["accepted_steps"] == 1 and r.stats["rejected_steps"] == 0
+    with ad.kernels.reference_only():
+        f = lambda t, Q, V: (ad.aba(model, Q, V, np.broadcast_to(tau, V.shape)), None)  # noqa: E731
+        Q1, V1, A0, _, err = dopri5_step(model, f, 0.0, q0[None], v0[None], 1e-3)
+    np.testing.assert_allclose(r.q[1], Q1[0], atol=1e-13)
+    np.testing.assert_allclose(r.v[1], V1[0], atol=1e-12)
+    np.testing.assert_allclose(r.a[0], A0[0], atol=1e-11)
+    # the embedded error estimate is small against the tolerance that accepted it
+    assert np.max(np.abs(err[1])) < 1e-3 * (1 + np.max(np.abs(V1)))
+
+
 def test_implicit_step_equals_its_equation(rng):
     # (M + h D)(v+ - v) = h M a(q, v);  q+ = q (+) h v+
     model = stiff_damped_arm().replace(armature=[0.01, 0.02])
@@ -164,6 +182,26 @@ def test_rollout_equals_single_runs(rng, method):
     # simulate with a batch is a rollout
     np.testing.assert_array_equal(simulate(model, Q0, V0, tau=tau, t_final=0.05, dt=1e-3).q,
                                   rollout(model, Q0, V0, tau=tau, t_final=0.05, dt=1e-3).q)
+
+
+def test_rollout_records_what_is_asked(rng, tmp_path):
+    model = random_tree(rng, nb=3, floating=True)
+    Q0 = ad.random_configuration(model, rng, size=3)
+    full = rollout(model, Q0, t_final=0.05, dt=1e-3)
+    lean = rollout(model, Q0, t_final=0.05, dt=1e-3, record=("q", "v"))
+    np.testing.assert_array_equal(lean.q, full.q)
+    np.testing.assert_array_equal(lean.v, full.v)
+    assert lean.a is None and lean.tau is None and lean.energy is None
+    assert lean.stats["energy_error"][0] == full.stats["energy_error"][0]   # the check runs all the same
+    with pytest.raises(InputError, match="not recorded"):
+        lean.energy_drift()
+    back = ad.SimulationResult.from_csv(lean.to_csv(tmp_path / "lean.csv"))
+    np.testing.assert_array_equal(back.q, lean.q)
+    assert back.a is None and back.energy is None
+    with pytest.raises(ValueError, match="not recorded"):
+        lean.plot(what=("q", "a"))
+    with pytest.raises(InputError, match="record"):
+        simulate(model, Q0[0], t_final=0.01, record=("a",))
 
 
 def test_rollout_input_sequences_per_run(rng):

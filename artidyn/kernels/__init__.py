@@ -16,6 +16,10 @@ module              holds
 ``aba``             ABA for one state (+ ``aba_single``)
 ``crba``            CRBA for one state (+ ``crba_single``)
 ``kinematics``      placements, frame placement, Jacobian (+ ``*_single``)
+``energy``          kinetic and potential energy of a state
+``manifold``        integrate / difference / dexp^-1 on the configuration manifold
+``stepping``        the simulation engine: a whole run in one call (``simulate_segment``) and
+                    parallel rollouts (``rollout``); integrators, inputs, controllers
 ``batch``           the one parallel entry point (``prange`` over chunks of states)
 ``dispatch``        the Python side: argument routing, no numba import until the first call
 ==================  =============================================================================

@@ -43,12 +43,13 @@ NONE, CONSTANT, HOLD, LINEAR = 0, 1, 2, 3                # tau and f_ext inputs
 PD, COMPUTED_TORQUE = 1, 2                               # controllers
 
 CI_METHOD, CI_TAU, CI_FEXT, CI_CTRL, CI_FRICTION, CI_CONSERVATIVE, CI_EVERY, CI_NSTEPS, \
-    CI_STEP_LIMIT, CI_MAX_STEPS, CI_CLAMP_SAMPLES, CI_COULOMB, CI_SIZE = range(13)
+    CI_STEP_LIMIT, CI_MAX_STEPS, CI_CLAMP_SAMPLES, CI_COULOMB, CI_RECORD, CI_SIZE = range(14)
+REC_Q, REC_V, REC_A, REC_TAU, REC_ENERGY = 1, 2, 4, 8, 16   # bits of ci[CI_RECORD]: what samples keep
 CF_DT, CF_RTOL, CF_ATOL, CF_ENERGY_TOL, CF_ESCALE, CF_T0, CF_SIZE = range(7)
 
 OK, NONFINITE, ENERGY, UNDERFLOW, MAX_STEPS, BAD_INPUT, NOT_SPD = range(7)
 SI_STATUS, SI_STEP, SI_SAMPLE, SI_EVENTS, SI_ACCEPTED, SI_REJECTED, SI_FSAL, SI_EVALS, SI_SIZE = range(9)
-SF_T, SF_H, SF_E0, SF_TMAX, SF_DUMAX, SF_DRIFT, SF_ESCALE, SF_SIZE = range(8)
+SF_T, SF_H, SF_E0, SF_TMAX, SF_DUMAX, SF_DRIFT, SF_ESCALE, SF_U0, SF_SIZE = range(9)
 
 # W rows (scratch vectors of length max(nq, nv)): the FSAL acceleration and torque (A, TAU), a
 # stage's q, xi, v and torque (Q, XI, V, TS), a dense sample's a and tau (DA, DT), the chart point
@@ -74,6 +75,15 @@ DP_E = (71.0 / 57600.0, 0.0, -71.0 / 16695.0, 71.0 / 1920.0, -17253.0 / 339200.0
 # r2 = y1 - y0, r3 = h k1 - r2, r4 = r2 - h k7 - r3, r5 = h sum_i d_i k_i (same source, sec. II.6)
 DP_D = (-12715105075.0 / 11282082432.0, 0.0, 87487479700.0 / 32700410799.0, -10690763975.0 / 1880347072.0,
         701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0, 69997945.0 / 29380423.0)
+
+
+@nb.njit(inline="always")
+def finite_n(x, n):
+    """True when x[0 .. n-1] are all finite (no slice: a view costs a reference count)."""
+    for k in range(n):
+        if x[k] - x[k] != 0.0:
+            return False
+    return True
 
 
 # --- inputs over time --------------------------------------------------------------------------
@@ -191,10 +201,10 @@ def accel(B, ci, t, left, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref
         opts |= HAS_FEXT
     if ci[CI_CTRL] != NONE:
         controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, tau)
-    if not all_finite(tau[:nv]):
+    if not finite_n(tau, nv):
         return False
     aba_state(B, v, tau, Fs, opts, a)
-    return all_finite(a[:nv])
+    return finite_n(a, nv)
 
 
 # --- small linear algebra (implicit step) ------------------------------------------------------
@@ -274,25 +284,31 @@ def coulomb_box(nv, h, gains, L, G, v, lam):
 
 @nb.njit(inline="always")
 def write_sample(B, ci, cf, j, q, v, a, tau, q_out, v_out, a_out, tau_out, e_out, sf):
-    """Sample j <- the state (q, v) with the acceleration and torque a, tau there; energy check.
-    The dynamics pass that gave a must be the table's last (its energies are read from it).
-    Returns False when a conservative run's energy error exceeds its tolerance."""
-    nq, nv = int(B[0, IQ]), int(B[0, IV])
-    for c in range(nq):
-        q_out[j, c] = q[c]
+    """Sample j <- the state (q, v) with the acceleration and torque a, tau there (the arrays
+    that ci[CI_RECORD] selects); energy check. The dynamics pass that gave a must be the
+    table's last (its energies are read from it). Returns False when a conservative run's
+    energy error exceeds its tolerance."""
+    nq, nv, rec = int(B[0, IQ]), int(B[0, IV]), ci[CI_RECORD]
+    if rec & REC_Q:
+        for c in range(nq):
+            q_out[j, c] = q[c]
     for c in range(nv):
-        v_out[j, c] = v[c]
-        a_out[j, c] = a[c]
-        tau_out[j, c] = tau[c]
+        if rec & REC_V:
+            v_out[j, c] = v[c]
+        if rec & REC_A:
+            a_out[j, c] = a[c]
+        if rec & REC_TAU:
+            tau_out[j, c] = tau[c]
     kin, pot = energy_after_dynamics(B, v)
-    e_out[j, 0] = kin
-    e_out[j, 1] = pot
+    if rec & REC_ENERGY:
+        e_out[j, 0] = kin
+        e_out[j, 1] = pot
     if j == 0:   # the energy scale's floor: m g (robot size) from Python, or the initial kinetic energy
-        sf[SF_E0], sf[SF_TMAX], sf[SF_DUMAX], sf[SF_DRIFT] = kin + pot, kin, 0.0, 0.0
+        sf[SF_E0], sf[SF_TMAX], sf[SF_DUMAX], sf[SF_DRIFT], sf[SF_U0] = kin + pot, kin, 0.0, 0.0, pot
         sf[SF_ESCALE] = max(cf[CF_ESCALE], kin)
         return True
     sf[SF_TMAX] = max(sf[SF_TMAX], kin)
-    sf[SF_DUMAX] = max(sf[SF_DUMAX], abs(pot - e_out[0, 1]))
+    sf[SF_DUMAX] = max(sf[SF_DUMAX], abs(pot - sf[SF_U0]))
     scale = max(sf[SF_TMAX], sf[SF_DUMAX], sf[SF_ESCALE])
     drift = abs(kin + pot - sf[SF_E0]) / scale if scale > 0.0 else 0.0
     sf[SF_DRIFT] = max(sf[SF_DRIFT], drift)

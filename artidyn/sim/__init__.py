@@ -1,4 +1,9 @@
-"""Simulation: time integration of the forward dynamics, results, reference motions, plots."""
+"""Simulation: the engine (:func:`simulate`, :func:`rollout`), inputs (:class:`TimeTable`,
+:class:`PD`, :class:`ComputedTorque`), results, reference motions, plots.
+
+The time loop runs compiled (:mod:`artidyn.kernels.stepping`); :mod:`.integrate` keeps the
+readable reference steppers the tests hold it against.
+"""
 from .result import Energy, LimitEvent, SimulationResult  # noqa: F401
 from .simulate import METHODS, JointLimitWarning, auto_method, coordinate_names, default_dt, rollout, simulate  # noqa: F401
 from .inputs import TimeTable  # noqa: F401

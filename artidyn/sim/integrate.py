@@ -145,4 +145,32 @@ def scipy_run(model, f, t, Q, V, per_step, options, max_chart_angle=0.3):
     return q_out, v_out
 
 
+# Dormand-Prince 5(4) (Hairer, Norsett & Wanner, "Solving Ordinary Differential Equations I", table 5.2)
+DP_C = (0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
+DP_A = ((), (1 / 5,), (3 / 40, 9 / 40), (44 / 45, -56 / 15, 32 / 9),
+        (19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729),
+        (9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656),
+        (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84))
+DP_E = (71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40)
+
+
+def dopri5_step(model, f, t, Q, V, h):
+    """One Dormand-Prince 5(4) step of size h in the chart at Q (no step-size control).
+
+    Returns ``(Q_next, V_next, A_k, Tau_k, err)`` with ``err`` the embedded 4th-order solution's
+    difference ``h sum_i (b_i - b^_i) k_i`` as ``(err_xi, err_v)``: the compiled engine scales it by
+    ``atol + rtol |y|`` to accept or reject the step.
+    """
+    A1, Tau1 = f(t, Q, V)
+    kx, kv = [V], [A1]
+    for s in range(1, 7):
+        xi = h * sum(a * k for a, k in zip(DP_A[s], kx))
+        Vs = V + h * sum(a * k for a, k in zip(DP_A[s], kv))
+        As, _ = f(t + DP_C[s] * h, integrate(model, Q, xi), Vs)
+        kx.append(dexp_inv(model, xi, Vs))
+        kv.append(As)
+    err = (h * sum(e * k for e, k in zip(DP_E, kx)), h * sum(e * k for e, k in zip(DP_E, kv)))
+    return integrate(model, Q, xi), Vs, A1, Tau1, err
+
+
 STEPPERS = {"rk4": rk4_step, "semi-implicit": semi_implicit_step}

@@ -64,6 +64,9 @@ def plot_result(result, path=None, what=("q", "v", "tau", "energy"), run=0):
     unknown = [w for w in what if w not in _LABELS]
     if unknown:
         raise ValueError(f"plot: unknown panel(s) {unknown}; choose among {', '.join(_LABELS)}")
+    absent = [w for w in what if (result.energy if w == "energy" else getattr(result, w)) is None]
+    if absent:
+        raise ValueError(f"plot: {', '.join(absent)} not recorded in this result (see simulate's record=...)")
     fig, axes = new_figure(len(what))
     sel = (lambda x: x[run]) if result.batch else (lambda x: x)
     for ax, w in zip(axes, what):

@@ -45,8 +45,8 @@ class SimulationResult:
     def __init__(self, t, q, v, a, tau, energy, model_name="", q_names=None, v_names=None,
                  method="", dt=None, limit_events=(), stats=None, wall_time=None, conservative=None):
         self.t = np.asarray(t, dtype=float)
-        self.q, self.v, self.a, self.tau = (np.asarray(x, dtype=float) for x in (q, v, a, tau))
-        self.energy = Energy(*(np.asarray(e, dtype=float) for e in energy))
+        self.q, self.v, self.a, self.tau = (None if x is None else np.asarray(x, dtype=float) for x in (q, v, a, tau))
+        self.energy = None if energy is None else Energy(*(np.asarray(e, dtype=float) for e in energy))
         self.model_name = model_name
         self.q_names = list(q_names) if q_names is not None else [f"{k}" for k in range(self.q.shape[-1])]
         self.v_names = list(v_names) if v_names is not None else [f"{k}" for k in range(self.v.shape[-1])]
@@ -73,6 +73,8 @@ class SimulationResult:
         The kinetic energy is the scale of the energy exchanged, independent of the zero level of
         the potential. Meaningful for runs without actuation, friction or external forces.
         """
+        if self.energy is None:
+            raise InputError("energy_drift: the energies were not recorded (record=... without 'energy')")
         E = self.energy.total
         scale = np.maximum(np.max(np.abs(self.energy.kinetic), axis=-1), np.finfo(float).tiny)
         return np.max(np.abs(E - E[..., :1]), axis=-1) / scale
@@ -102,9 +104,10 @@ class SimulationResult:
         """CSV column names."""
         cols = ["t"] + (["run"] if self.batch else [])
         for field in _FIELDS:
-            names = self.q_names if field == "q" else self.v_names
-            cols += [f"{field}_{n}" for n in names]
-        return cols + list(Energy._fields)
+            if getattr(self, field) is not None:
+                names = self.q_names if field == "q" else self.v_names
+                cols += [f"{field}_{n}" for n in names]
+        return cols + (list(Energy._fields) if self.energy is not None else [])
 
     def table(self):
         """The CSV rows as one 2-D array ((n + 1) * N, len(columns))."""
@@ -113,8 +116,9 @@ class SimulationResult:
         if self.batch:
             parts.append(np.repeat(np.arange(runs), n1)[:, None].astype(float))
         for x in (self.q, self.v, self.a, self.tau):
-            parts.append(x.reshape(n1 * runs, -1))
-        parts += [e.reshape(n1 * runs, 1) for e in self.energy]
+            if x is not None:
+                parts.append(x.reshape(n1 * runs, -1))
+        parts += [e.reshape(n1 * runs, 1) for e in (self.energy or ())]
         return np.hstack(parts)
 
     def to_csv(self, path):
@@ -124,16 +128,19 @@ class SimulationResult:
 
     def to_npz(self, path):
         """Write all arrays and metadata to a NumPy ``.npz`` file; returns path."""
-        np.savez(path, t=self.t, q=self.q, v=self.v, a=self.a, tau=self.tau,
-                 kinetic=self.energy.kinetic, potential=self.energy.potential, total=self.energy.total,
-                 model_name=self.model_name, q_names=np.array(self.q_names), v_names=np.array(self.v_names),
-                 method=self.method, dt=self.dt)
+        arrays = {k: getattr(self, k) for k in _FIELDS if getattr(self, k) is not None}
+        if self.energy is not None:
+            arrays.update(self.energy._asdict())
+        np.savez(path, t=self.t, **arrays, model_name=self.model_name, q_names=np.array(self.q_names),
+                 v_names=np.array(self.v_names), method=self.method, dt=self.dt)
         return path
 
     @classmethod
     def from_npz(cls, path):
         with np.load(path, allow_pickle=False) as d:
-            return cls(d["t"], d["q"], d["v"], d["a"], d["tau"], (d["kinetic"], d["potential"], d["total"]),
+            get = lambda k: d[k] if k in d else None  # noqa: E731
+            energy = (d["kinetic"], d["potential"], d["total"]) if "kinetic" in d else None
+            return cls(d["t"], d["q"], d["v"], get("a"), get("tau"), energy,
                        model_name=str(d["model_name"]), q_names=[str(s) for s in d["q_names"]],
                        v_names=[str(s) for s in d["v_names"]], method=str(d["method"]), dt=float(d["dt"]))
 
@@ -143,7 +150,7 @@ class SimulationResult:
         with open(path) as fh:
             header = fh.readline().strip().split(",")
         data = np.atleast_2d(np.loadtxt(path, delimiter=",", skiprows=1))
-        missing = [c for c in ("t",) + Energy._fields if c not in header]
+        missing = [c for c in ("t",) if c not in header]
         if missing:
             raise InputError(f"{path}: not a simulation CSV, missing column(s) {', '.join(missing)}")
         col = {c: k for k, c in enumerate(header)}
@@ -156,9 +163,8 @@ class SimulationResult:
             return data[:, idx].reshape(shape + (len(idx),)), [header[k][len(prefix) + 1:] for k in idx]
 
         (q, q_names), (v, v_names) = block("q"), block("v")
-        a, _ = block("a")
-        tau, _ = block("tau")
-        energy = [data[:, col[e]].reshape(shape) for e in Energy._fields]
+        a, tau = (x if x.shape[-1] else None for x in (block("a")[0], block("tau")[0]))
+        energy = [data[:, col[e]].reshape(shape) for e in Energy._fields] if "total" in col else None
         return cls(data[:n1, col["t"]], q, v, a, tau, energy, q_names=q_names, v_names=v_names)
 
     # --- plots ---------------------------------------------------------------------------------
