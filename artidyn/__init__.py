@@ -18,12 +18,14 @@ from .dynamics import (aba, actuation_matrix, centroidal_momentum, crba, externa
                        mechanical_energy, momentum, potential_energy, rnea)
 from .dynamics import (christoffel, coriolis_matrix, gaha, gravity, mass_matrix_derivative,  # noqa: F401
                        newton_euler_nonrecursive, nonlinear_effects)
-from .sim import SimulationResult, default_dt, quintic, rollout, simulate  # noqa: F401
+from .constraints import (assemble, constrained_dynamics, constrained_inverse_dynamics,  # noqa: F401
+                          constraint_terms)
+from .sim import SimulationResult, default_dt, quintic, rollout, simulate, simulate_constrained  # noqa: F401
 from .io.urdf import load_urdf  # noqa: F401
 from .io import load  # noqa: F401
 from .io.dh import from_dh  # noqa: F401
 from .ik import (IKResult, IKSolutions, condition_number, ik, ik_all, ik_analytic,  # noqa: F401
                  is_singular, manipulability, singularity, workspace)
-from . import spatial, models  # noqa: F401
+from . import constraints, spatial, models  # noqa: F401
 
 __version__ = "0.1.0"

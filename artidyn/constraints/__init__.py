@@ -1,0 +1,12 @@
+"""Bilateral constraints and closed chains: constraint models, constrained forward and inverse
+dynamics with the multipliers as reaction forces, assembly on the constraint manifold.
+
+A closed chain is a spanning tree (the :class:`~artidyn.Model`) plus cut constraints::
+
+    from artidyn.constraints import Point, Weld, constrained_dynamics
+    res = constrained_dynamics(model, q, v, tau, [Weld("left_sole_link", at=q), Weld("right_sole_link", at=q)])
+    res.a, res.forces          # accelerations; each foot's reaction wrench (world axes, about the sole)
+"""
+from .models import Coupling, Distance, Hinge, Holonomic, Point, Weld  # noqa: F401
+from .solve import (Assembly, ConstrainedResult, assemble, constrained_dynamics,  # noqa: F401
+                    constrained_inverse_dynamics, constraint_terms)

@@ -1,0 +1,369 @@
+"""Bilateral constraint models: ``phi(q) = 0``, its Jacobian ``J`` (rows x nv) and ``Jdot v``.
+
+Each constraint differentiates to the velocity and acceleration levels (Khalil & Dombre,
+"Modeling, Identification and Control of Robots", ch. 7; Featherstone, "Rigid Body Dynamics
+Algorithms", ch. 8)::
+
+    phi(q) = 0,      J(q) v = 0,      J(q) a + Jdot v = 0
+
+with the kinematics of :mod:`artidyn.kinematics` in world-aligned axes (rows [angular; linear],
+pinocchio's LOCAL_WORLD_ALIGNED). The multipliers ``lambda`` of ``M a + h = tau + J^T lambda``
+are the reactions the constraint exerts on frame_a (and their opposite on frame_b): for
+``Point`` the force at frame_a's origin, for ``Weld`` the wrench [moment about frame_a's
+origin; force], both in world axes (:meth:`Constraint.wrench` turns any constraint's multipliers
+into that wrench).
+
+A closed chain is a spanning tree plus such cut constraints (seed: "Topologie", a tree and the
+cut joints that close its loops).
+"""
+import numpy as np
+
+from ..configuration import integrate
+from ..errors import InputError, ModelError
+from ..joints import PRISMATIC, REVOLUTE
+from ..kinematics import frame_placement, frame_velocity, jacobian, jacobian_bias
+
+
+def _unit(x, what):
+    x = np.asarray(x, dtype=float)
+    n = np.linalg.norm(x)
+    if x.shape != (3,) or not n > 0:
+        raise InputError(f"{what} must be a nonzero 3-vector, got {x.tolist()}")
+    return x / n
+
+
+def _log3(R):
+    """Rotation vector of a rotation matrix (angle in [0, pi])."""
+    c = np.clip(0.5 * (np.trace(R) - 1.0), -1.0, 1.0)
+    th = np.arccos(c)
+    w = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    if th < 1e-8:
+        return w
+    if np.pi - th < 1e-6:  # near pi: from the symmetric part
+        B = 0.5 * (R + np.eye(3))
+        k = int(np.argmax(np.diag(B)))
+        axis = B[:, k] / np.sqrt(max(B[k, k], 1e-300))
+        return th * axis * (1.0 if axis @ w >= 0 else -1.0)
+    return th / np.sin(th) * w
+
+
+class Constraint:
+    """Base class: ``rows`` equations; ``phi(model, q)``, ``jacobian(model, q)``,
+    ``bias(model, q, v)`` (``Jdot v``) and ``wrench(model, q, lam)``."""
+
+    rows = 0
+    name = ""
+
+    def check(self, model):
+        """Raise a clear error when the constraint does not fit ``model`` (unknown names...)."""
+
+    def wrench(self, model, q, lam):
+        """The reaction on frame_a as [moment about its origin; force] in world axes (6,), or the
+        multipliers themselves for constraints that are not between frames."""
+        return np.asarray(lam, dtype=float)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name})"
+
+
+class _Frames(Constraint):
+    """Between two frames (frame_b None: the world, at ``target``)."""
+
+    def __init__(self, frame_a, frame_b=None, target=None, at=None):
+        self.frame_a, self.frame_b = frame_a, frame_b
+        self.target, self.at = target, at
+        self.name = f"{frame_a} - {frame_b if frame_b is not None else 'world'}"
+
+    def check(self, model):
+        model.frame(self.frame_a)
+        if self.frame_b is not None:
+            model.frame(self.frame_b)
+
+    def _target(self, model):
+        """The world placement (4x4) frame_a is held to when frame_b is None."""
+        if self.target is not None:
+            T = np.asarray(self.target, dtype=float)
+            if T.shape == (3,):
+                out = np.eye(4)
+                out[:3, 3] = T
+                return out
+            if T.shape == (4, 4):
+                return T
+            raise InputError(f"{type(self).__name__} {self.name}: target must be a point (3,) or a placement "
+                             f"(4, 4), got shape {T.shape}")
+        if self.at is None:
+            raise InputError(f"{type(self).__name__} {self.name}: with frame_b=None give target= (a world point "
+                             f"or placement) or at=q (where frame_a is held)")
+        return frame_placement(model, self.at, self.frame_a)
+
+    def _placements(self, model, q):
+        Ta = frame_placement(model, q, self.frame_a)
+        Tb = self._target(model) if self.frame_b is None else frame_placement(model, q, self.frame_b)
+        return Ta, Tb
+
+    def _rel_jacobian(self, model, q):
+        """J_a - J_b (6 x nv, world-aligned, each at its frame's origin): d/dt (p_a - p_b) and
+        omega_a - omega_b."""
+        Ja = jacobian(model, q, self.frame_a)
+        return Ja if self.frame_b is None else Ja - jacobian(model, q, self.frame_b)
+
+    def _rel_bias(self, model, q, v):
+        """Jdot v of the same: the difference of the frames' classical accelerations at a = 0."""
+        ba = jacobian_bias(model, q, v, self.frame_a)
+        return ba if self.frame_b is None else ba - jacobian_bias(model, q, v, self.frame_b)
+
+
+class Point(_Frames):
+    """The origins of two frames coincide (3 rows: a ball joint, or a point contact that sticks).
+
+    ``Point(frame_a, frame_b)``; ``Point(frame_a, target=(x, y, z))`` pins frame_a's origin to a
+    world point, ``Point(frame_a, at=q)`` to where it is at configuration q. The multipliers are
+    the force on frame_a's origin, world axes (the opposite acts on frame_b's origin).
+    """
+
+    rows = 3
+
+    def phi(self, model, q):
+        Ta, Tb = self._placements(model, q)
+        return Ta[:3, 3] - Tb[:3, 3]
+
+    def jacobian(self, model, q):
+        return self._rel_jacobian(model, q)[3:]
+
+    def bias(self, model, q, v):
+        return self._rel_bias(model, q, v)[3:]
+
+    def wrench(self, model, q, lam):
+        return np.concatenate([np.zeros(3), lam])
+
+
+class Weld(_Frames):
+    """The two frames coincide (6 rows: a foot fixed on the ground, a loop cut at a rigid joint).
+
+    ``phi = [log(R_a R_b^T); p_a - p_b]`` (world axes), ``J = J_a - J_b``: relative angular
+    velocity and origin velocity. Multipliers: the wrench [moment about frame_a's origin; force]
+    on frame_a, world axes.
+    """
+
+    rows = 6
+
+    def phi(self, model, q):
+        Ta, Tb = self._placements(model, q)
+        return np.concatenate([_log3(Ta[:3, :3] @ Tb[:3, :3].T), Ta[:3, 3] - Tb[:3, 3]])
+
+    def jacobian(self, model, q):
+        return self._rel_jacobian(model, q)
+
+    def bias(self, model, q, v):
+        return self._rel_bias(model, q, v)
+
+    def wrench(self, model, q, lam):
+        return np.asarray(lam, dtype=float)
+
+
+class Distance(_Frames):
+    """The origins of two frames stay ``length`` apart (1 row: a rod with ball joints at its ends).
+
+    ``phi = |p_a - p_b| - length``; frame_b None: a world point (``target``). The multiplier is
+    the force along ``d = (p_a - p_b) / |p_a - p_b|`` on frame_a (positive: pushes a away from b).
+    """
+
+    rows = 1
+
+    def __init__(self, frame_a, frame_b=None, length=None, target=None, at=None):
+        super().__init__(frame_a, frame_b, target, at)
+        if length is not None and not (np.isfinite(length) and length > 0):
+            raise InputError(f"Distance {self.name}: length must be a positive number, got {length!r}")
+        self.length = length
+
+    def _r(self, model, q):
+        Ta, Tb = self._placements(model, q)
+        r = Ta[:3, 3] - Tb[:3, 3]
+        n = np.linalg.norm(r)
+        if not n > 1e-12:
+            raise InputError(f"Distance {self.name}: the two points coincide, the direction is undefined")
+        return r, n
+
+    def _length(self, model):
+        if self.length is None:
+            if self.at is None:
+                raise InputError(f"Distance {self.name}: give length= or at=q")
+            return float(np.linalg.norm(np.subtract(*[frame_placement(model, self.at, f)[:3, 3] if f is not None
+                                                     else self._target(model)[:3, 3]
+                                                     for f in (self.frame_a, self.frame_b)])))
+        return self.length
+
+    def _target(self, model):
+        if self.target is None and self.frame_b is None:
+            raise InputError(f"Distance {self.name}: with frame_b=None give target= (a world point)")
+        return super()._target(model)
+
+    def phi(self, model, q):
+        _, n = self._r(model, q)
+        return np.array([n - self._length(model)])
+
+    def jacobian(self, model, q):
+        r, n = self._r(model, q)
+        return ((r / n) @ self._rel_jacobian(model, q)[3:])[None]
+
+    def bias(self, model, q, v):
+        r, n = self._r(model, q)
+        d = r / n
+        acc = self._rel_bias(model, q, v)[3:]
+        rdot = self._rel_jacobian(model, q)[3:] @ v
+        return np.array([d @ acc + (rdot @ rdot - (d @ rdot) ** 2) / n])
+
+    def wrench(self, model, q, lam):
+        r, n = self._r(model, q)
+        return np.concatenate([np.zeros(3), lam[0] * r / n])
+
+
+class Hinge(_Frames):
+    """A revolute loop joint (5 rows): the origins coincide and ``axis`` (3-vector in frame_a's
+    axes) of frame_a stays aligned with the same axis of frame_b; turning about it is free.
+
+    Rows: the 3 of :class:`Point`, then the relative angular velocity along two unit vectors
+    ``n1, n2`` normal to the axis (world). Multipliers: force (3), then the moments along n1, n2;
+    :meth:`wrench` assembles the wrench [moment; force] on frame_a, world axes.
+    """
+
+    rows = 5
+
+    def __init__(self, frame_a, frame_b=None, axis=(0.0, 0.0, 1.0), target=None, at=None):
+        super().__init__(frame_a, frame_b, target, at)
+        self.axis = _unit(axis, f"Hinge {self.name}: axis")
+        a = self.axis
+        t = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        n1 = np.cross(a, t)
+        n1 /= np.linalg.norm(n1)
+        self._n_local = np.stack([n1, np.cross(a, n1)])   # in frame_a's axes
+
+    def _normals(self, model, q):
+        Ta = frame_placement(model, q, self.frame_a)
+        return self._n_local @ Ta[:3, :3].T              # rows n1, n2 in world axes
+
+    def phi(self, model, q):
+        # [n2 . a_b, -n1 . a_b] with a_b the axis as frame_b carries it: zero when aligned, and its
+        # derivative there is [n1; n2] . (omega_a - omega_b), the rows of the Jacobian
+        Ta, Tb = self._placements(model, q)
+        N = self._normals(model, q)
+        axis_b = Tb[:3, :3] @ self.axis
+        return np.concatenate([Ta[:3, 3] - Tb[:3, 3], [N[1] @ axis_b, -(N[0] @ axis_b)]])
+
+    def jacobian(self, model, q):
+        J = self._rel_jacobian(model, q)
+        return np.vstack([J[3:], self._normals(model, q) @ J[:3]])
+
+    def bias(self, model, q, v):
+        b = self._rel_bias(model, q, v)
+        J = self._rel_jacobian(model, q)
+        N = self._normals(model, q)
+        wa = frame_velocity(model, q, v, self.frame_a)[:3]
+        Ndot = np.cross(wa, N)                           # d/dt n_k = omega_a x n_k
+        return np.concatenate([b[3:], N @ b[:3] + Ndot @ (J[:3] @ v)])
+
+    def wrench(self, model, q, lam):
+        N = self._normals(model, q)
+        return np.concatenate([N.T @ lam[3:], lam[:3]])
+
+
+class Coupling(Constraint):
+    """``q_a = ratio q_b + offset`` between two 1-dof joints (1 row): gears, belts, URDF ``<mimic>``.
+
+    The multiplier is the generalized force on joint_a (and ``-ratio`` times it on joint_b).
+    """
+
+    rows = 1
+
+    def __init__(self, joint_a, joint_b, ratio=1.0, offset=0.0):
+        self.joint_a, self.joint_b = joint_a, joint_b
+        self.ratio, self.offset = float(ratio), float(offset)
+        self.name = f"{joint_a} = {ratio:g} {joint_b} + {offset:g}"
+
+    def _dofs(self, model):
+        out = []
+        for j in (self.joint_a, self.joint_b):
+            i = model.joint_id(j)
+            if model.joint_type[i] not in (REVOLUTE, PRISMATIC):
+                raise ModelError(f"Coupling {self.name}: joint '{j}' is {model.joint_kind[i]}; a coupling needs "
+                                 f"1-dof (revolute, continuous or prismatic) joints")
+            out.append((int(model.idx_q[i]), int(model.idx_v[i])))
+        return out
+
+    def check(self, model):
+        self._dofs(model)
+
+    def phi(self, model, q):
+        (qa, _), (qb, _) = self._dofs(model)
+        q = np.asarray(q, dtype=float)
+        return np.array([q[qa] - self.ratio * q[qb] - self.offset])
+
+    def jacobian(self, model, q):
+        (_, va), (_, vb) = self._dofs(model)
+        J = np.zeros((1, model.nv))
+        J[0, va] += 1.0
+        J[0, vb] -= self.ratio
+        return J
+
+    def bias(self, model, q, v):
+        return np.zeros(1)
+
+
+class Holonomic(Constraint):
+    """A user constraint ``phi(q) = 0`` (m rows) with an optional ``jacobian(q)`` (m x nv).
+
+    Without it, J is taken by complex step on the vector entries of q (exact to rounding for an
+    analytic phi) and by central differences along the manifold for spherical and free joints;
+    ``Jdot v`` by central differences of ``J v`` along ``q (+) s v`` (about 1e-8 relative).
+    """
+
+    def __init__(self, phi, jacobian=None, rows=None, name="holonomic"):
+        if not callable(phi):
+            raise InputError("Holonomic: phi must be a function of q")
+        self._phi, self._jac, self.name = phi, jacobian, name
+        self.rows = rows
+
+    def check(self, model):
+        from ..configuration import neutral
+        if self.rows is None:
+            self.rows = int(np.size(self._phi(neutral(model))))
+
+    def phi(self, model, q):
+        return np.atleast_1d(np.asarray(self._phi(np.asarray(q, dtype=float)), dtype=float))
+
+    def jacobian(self, model, q):
+        if self._jac is not None:
+            return np.atleast_2d(np.asarray(self._jac(np.asarray(q, dtype=float)), dtype=float))
+        q = np.asarray(q, dtype=float)
+        m = self.phi(model, q).size
+        J = np.zeros((m, model.nv))
+        flat = _flat_dofs(model)
+        h = 1e-20
+        for k in range(model.nv):
+            if k in flat:
+                qc = q.astype(complex)
+                qc[flat[k]] += 1j * h
+                try:
+                    J[:, k] = np.imag(np.asarray(self._phi(qc))) / h
+                    continue
+                except (TypeError, ValueError):
+                    pass
+            e = np.zeros(model.nv)
+            e[k] = 1e-6
+            J[:, k] = (self.phi(model, integrate(model, q, e)) - self.phi(model, integrate(model, q, -e))) / 2e-6
+        return J
+
+    def bias(self, model, q, v):
+        v = np.asarray(v, dtype=float)
+        s = 1e-5 / max(1.0, float(np.linalg.norm(v)))
+        qp, qm = integrate(model, q, s * v), integrate(model, q, -s * v)
+        return (self.jacobian(model, qp) @ v - self.jacobian(model, qm) @ v) / (2 * s)
+
+
+def _flat_dofs(model):
+    """{v index: q index} of the revolute / prismatic dofs (where q and v entries agree)."""
+    out = {}
+    for i in range(1, model.nb + 1):
+        if model.joint_type[i] in (REVOLUTE, PRISMATIC):
+            out[int(model.idx_v[i])] = int(model.idx_q[i])
+    return out

@@ -1,0 +1,284 @@
+"""Constrained forward and inverse dynamics, and assembly on the constraint manifold.
+
+The equations (seed: "Équations avec contraintes"; Khalil & Dombre, ch. 9)::
+
+    M(q) a + h(q, v) = tau + J^T lambda,        J a = gamma = -Jdot v (- Baumgarte terms)
+
+``h`` is ``rnea(q, v, 0)`` with friction and external wrenches; the multipliers are the
+reactions of the constraints. Three routes, held against each other in the tests:
+
+* ``"kkt"``: the saddle-point system ``[[M, J^T], [J, 0]] [a; -lambda] = [tau - h; gamma]``
+  solved whole (LU; least squares when it is singular);
+* ``"schur"``: the seed's elimination and recovery of the constraint forces (the non-recursive
+  Newton-Euler lecture, slides 12-14): ``lambda = (J M^-1 J^T)^-1 (gamma - J M^-1 (tau - h))``,
+  then ``a = M^-1 (tau - h + J^T lambda)``;
+* ``"nullspace"``: the partition into independent and dependent velocities (seed: "partition
+  entre variables indépendantes et dépendantes"): ``v = S v_i`` with ``J S = 0``, the reduced
+  equation ``S^T M S a_i = S^T (tau - h - M a_p)`` (``a_p`` a particular solution of
+  ``J a = gamma``), then ``lambda`` from ``J^T lambda = M a + h - tau`` (least squares).
+
+**Redundant constraints** (rank of J below its rows, tolerance ``rank_tol`` times its largest
+singular value) are reported in ``status``; the motion is still unique and returned, with the
+least-norm multipliers (pseudo-inverse of the Delassus matrix ``J M^-1 J^T``). Constraints that
+contradict each other at the acceleration level leave a nonzero ``residual``.
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+from ..configuration import as_q, as_batch, integrate
+from ..dynamics import crba, rnea
+from ..errors import InputError, ShapeError
+
+METHODS = ("kkt", "schur", "nullspace")
+
+
+class ConstrainedResult(NamedTuple):
+    """Result of :func:`constrained_dynamics` / :func:`constrained_inverse_dynamics`.
+
+    ``forces[k]``: constraint k's reaction on its frame_a as a wrench [moment about frame_a's
+    origin; force] in world axes (Point, Weld, Hinge, Distance), or its multipliers (Coupling: the
+    generalized force on joint_a; Holonomic). ``lambdas``: all multipliers in constraint order.
+    ``residual``: ``max(|J a - gamma|, |M a + h - tau - J^T lambda|)``; ``rank`` of J; ``status``
+    "ok", "redundant" (rank < rows: least-norm multipliers) or "inconsistent" (residual above
+    tolerance).
+    """
+
+    a: np.ndarray
+    tau: np.ndarray
+    forces: list
+    lambdas: np.ndarray
+    residual: float
+    rank: int
+    rows: int
+    status: str
+
+
+def _check(model, constraints):
+    constraints = [constraints] if hasattr(constraints, "rows") else list(constraints)
+    for c in constraints:
+        if not hasattr(c, "jacobian"):
+            raise InputError(f"constraints: {c!r} is not a constraint (Point, Weld, Hinge, Distance, Coupling, "
+                             f"Holonomic)")
+        c.check(model)
+    return constraints
+
+
+def constraint_terms(model, q, v, constraints):
+    """``(phi (m,), J (m, nv), Jdot v (m,))`` of all constraints stacked, for one state."""
+    constraints = _check(model, constraints)
+    if not constraints:
+        return np.zeros(0), np.zeros((0, model.nv)), np.zeros(0)
+    phi = np.concatenate([np.atleast_1d(c.phi(model, q)) for c in constraints])
+    J = np.vstack([np.atleast_2d(c.jacobian(model, q)) for c in constraints])
+    b = np.concatenate([np.atleast_1d(c.bias(model, q, v)) for c in constraints])
+    return phi, J, b
+
+
+def _state(model, q, v, x, name):
+    Q, sq = as_q(model, q)
+    V, sv = as_batch(model, v, "v", "nv")
+    X, sx = as_batch(model, x, name, "nv")
+    if not (sq and sv and sx):
+        raise ShapeError("constrained dynamics takes one state (q (nq,), v (nv,)); loop over a batch")
+    return Q[0], V[0], X[0]
+
+
+def _rank(J, rank_tol):
+    if J.shape[0] == 0:
+        return 0
+    s = np.linalg.svd(J, compute_uv=False)
+    return int(np.sum(s > rank_tol * max(s[0], 1e-300)))
+
+
+def _split(model, q, constraints, lam):
+    forces, k = [], 0
+    for c in constraints:
+        forces.append(c.wrench(model, q, lam[k:k + c.rows]))
+        k += c.rows
+    return forces
+
+
+def constrained_dynamics(model, q, v, tau, constraints, method="kkt", f_ext=None, baumgarte=None,
+                         rank_tol=1e-10, friction=True):
+    """Forward dynamics under bilateral constraints: accelerations and constraint forces.
+
+    Parameters
+    ----------
+    model : Model
+    q, v, tau : (nq,), (nv,), (nv,)
+        One state and the joint torques.
+    constraints : list of constraints (:mod:`artidyn.constraints.models`)
+    method : {"kkt", "schur", "nullspace"}
+        The route (see the module docstring); all give the same result for independent constraints.
+    baumgarte : (alpha, beta), optional
+        Stabilisation ``J a = -Jdot v - 2 alpha J v - beta^2 phi`` (Baumgarte 1972), e.g.
+        ``(10, 10)`` for a simulation at 1 ms; None: the exact acceleration constraint.
+    rank_tol : float
+        Singular values of J below ``rank_tol`` times the largest count as zero (redundancy).
+
+    Returns
+    -------
+    ConstrainedResult
+    """
+    if method not in METHODS:
+        raise InputError(f"constrained_dynamics: unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    q, v, tau = _state(model, q, v, tau, "tau")
+    constraints = _check(model, constraints)
+    phi, J, Jdv = constraint_terms(model, q, v, constraints)
+    gamma = -Jdv
+    if baumgarte is not None:
+        alpha, beta = baumgarte
+        gamma = gamma - 2.0 * alpha * (J @ v) - beta ** 2 * phi
+    M = crba(model, q)
+    h = rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)
+    rhs = tau - h
+    m = J.shape[0]
+    rank = _rank(J, rank_tol)
+    if m == 0:
+        a, lam = np.linalg.solve(M, rhs), np.zeros(0)
+    elif method == "kkt":
+        a, lam = _kkt(M, J, rhs, gamma, rank < m)
+    elif method == "schur":
+        a, lam = _schur(M, J, rhs, gamma, rank_tol)
+    else:
+        a, lam = _nullspace(M, J, rhs, gamma, rank_tol)
+    return _result(model, q, constraints, M, h, J, gamma, a, tau, lam, rank)
+
+
+def _result(model, q, constraints, M, h, J, gamma, a, tau, lam, rank):
+    res = max(float(np.max(np.abs(J @ a - gamma), initial=0.0)),
+              float(np.max(np.abs(M @ a + h - tau - J.T @ lam), initial=0.0)))
+    scale = 1.0 + float(np.max(np.abs(M @ a), initial=0.0)) + float(np.max(np.abs(gamma), initial=0.0))
+    m = J.shape[0]
+    status = "inconsistent" if res > 1e-8 * scale else ("redundant" if rank < m else "ok")
+    return ConstrainedResult(a, tau, _split(model, q, constraints, lam), lam, res, rank, m, status)
+
+
+def _kkt(M, J, rhs, gamma, singular):
+    n, m = M.shape[0], J.shape[0]
+    K = np.block([[M, J.T], [J, np.zeros((m, m))]])
+    y = np.concatenate([rhs, gamma])
+    x = np.linalg.lstsq(K, y, rcond=None)[0] if singular else np.linalg.solve(K, y)
+    return x[:n], -x[n:]
+
+
+def _schur(M, J, rhs, gamma, rank_tol):
+    L = np.linalg.cholesky(M)
+    Minv_rhs = _chol_solve(L, rhs)
+    MinvJt = _chol_solve(L, J.T)
+    G = J @ MinvJt                                   # the Delassus matrix J M^-1 J^T
+    lam = np.linalg.pinv(G, rcond=rank_tol ** 2, hermitian=True) @ (gamma - J @ Minv_rhs)
+    return Minv_rhs + MinvJt @ lam, lam
+
+
+def _chol_solve(L, b):
+    return np.linalg.solve(L.T, np.linalg.solve(L, b))
+
+
+def _nullspace(M, J, rhs, gamma, rank_tol):
+    # the seed's partition: dependent dofs = the pivot columns of J (QR with column pivoting)
+    import scipy.linalg
+
+    n = M.shape[0]
+    _, R, piv = scipy.linalg.qr(J, pivoting=True, mode="economic")
+    d = np.abs(np.diag(R)) if R.size else np.zeros(0)
+    r = int(np.sum(d > rank_tol * max(d[0] if d.size else 0.0, 1e-300)))
+    dep, ind = np.sort(piv[:r]), np.sort(piv[r:])
+    # rows that carry the rank (redundant rows dropped)
+    rows = scipy.linalg.qr(J[:, dep].T, pivoting=True, mode="economic")[2][:r]
+    Jd, Ji = J[np.ix_(rows, dep)], J[np.ix_(rows, ind)]
+    S = np.zeros((n, n - r))                          # v = S v_i: v_d = -Jd^-1 Ji v_i
+    S[ind, np.arange(n - r)] = 1.0
+    S[dep] = -np.linalg.solve(Jd, Ji)
+    a_p = np.zeros(n)                                 # a particular solution: a_i = 0
+    a_p[dep] = np.linalg.solve(Jd, gamma[rows])
+    a_i = np.linalg.solve(S.T @ M @ S, S.T @ (rhs - M @ a_p))
+    a = a_p + S @ a_i
+    lam = np.linalg.lstsq(J.T, M @ a - rhs, rcond=None)[0]  # least norm among equal reactions
+    return a, lam
+
+
+def constrained_inverse_dynamics(model, q, v, a, constraints, actuated=None, rank_tol=1e-10, f_ext=None,
+                                 friction=True):
+    """Torques and constraint forces that produce the accelerations ``a``.
+
+    Solves ``M a + h = B tau_a + J^T lambda`` for the actuated torques ``tau_a`` (``actuated``: a
+    boolean mask over the dofs, default ``model.actuated``) and the multipliers: exact when the
+    split is unique, least norm over ``[tau_a; lambda]`` when it is not (a humanoid on two feet).
+    ``a`` must satisfy the constraints (``J a + Jdot v = 0``) and be reachable with the actuated
+    dofs; otherwise an InputError says which. Returns a :class:`ConstrainedResult` whose ``tau``
+    is the full (nv,) torque vector (zero on unactuated dofs).
+    """
+    q, v, a = _state(model, q, v, a, "a")
+    constraints = _check(model, constraints)
+    phi, J, Jdv = constraint_terms(model, q, v, constraints)
+    act = np.asarray(model.actuated if actuated is None else actuated, dtype=bool)
+    if act.shape != (model.nv,):
+        raise ShapeError(f"actuated must be {model.nv} booleans, got shape {act.shape}")
+    scale = 1.0 + float(np.max(np.abs(a), initial=0.0)) + float(np.max(np.abs(Jdv), initial=0.0))
+    viol = float(np.max(np.abs(J @ a + Jdv), initial=0.0))
+    if viol > 1e-8 * scale:
+        raise InputError(f"constrained_inverse_dynamics: a violates the constraints (|J a + Jdot v| = {viol:.3g}); "
+                         f"project it or use constrained_dynamics")
+    M = crba(model, q)
+    r = rnea(model, q, v, a, f_ext, friction=friction)       # M a + h
+    B = np.eye(model.nv)[:, act]
+    A = np.hstack([B, J.T])
+    x, *_ = np.linalg.lstsq(A, r, rcond=rank_tol)
+    res = float(np.max(np.abs(A @ x - r), initial=0.0))
+    if res > 1e-8 * (1.0 + float(np.max(np.abs(r), initial=0.0))):
+        free = [n for n, on in zip(_names(model), act) if not on]
+        raise InputError(f"constrained_inverse_dynamics: the motion needs {res:.3g} N or N·m more than the "
+                         f"actuated dofs and the constraints can give (unactuated: {', '.join(free[:6])}); it is not "
+                         f"reachable")
+    tau = np.zeros(model.nv)
+    tau[act] = x[:int(act.sum())]
+    lam = x[int(act.sum()):]
+    h = rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)
+    return _result(model, q, constraints, M, h, J, -Jdv, a, tau, lam, _rank(J, rank_tol))
+
+
+def _names(model):
+    from ..sim.simulate import coordinate_names
+    return coordinate_names(model, "v")
+
+
+class Assembly(NamedTuple):
+    """Result of :func:`assemble`: ``q`` on the constraint manifold, ``v`` with ``J v = 0``,
+    ``residual`` = max |phi(q)|, ``iterations``, ``status`` "converged" or "not converged"."""
+
+    q: np.ndarray
+    v: np.ndarray
+    residual: float
+    iterations: int
+    status: str
+
+
+def assemble(model, q, constraints, v=None, tol=1e-12, max_iter=50):
+    """A configuration on the constraint manifold near ``q`` and velocities that satisfy it.
+
+    Gauss-Newton on the manifold, ``q <- q (+) (-J^+ phi)`` (least-norm steps: the closest
+    assembly in the metric of v) until ``max |phi| <= tol``; then ``v`` projected on ``J v = 0``
+    (least change). Returns an :class:`Assembly`.
+    """
+    Q, single = as_q(model, q)
+    if not single:
+        raise ShapeError("assemble takes one configuration")
+    q = Q[0]
+    constraints = _check(model, constraints)
+    v = np.zeros(model.nv) if v is None else np.asarray(v, dtype=float)
+    status, it = "not converged", 0
+    for it in range(max_iter + 1):
+        phi, J, _ = constraint_terms(model, q, v, constraints)
+        res = float(np.max(np.abs(phi), initial=0.0))
+        if res <= tol:
+            status = "converged"
+            break
+        if it == max_iter:
+            break
+        q = integrate(model, q, -np.linalg.lstsq(J, phi, rcond=1e-12)[0])
+    _, J, _ = constraint_terms(model, q, v, constraints)
+    if J.shape[0]:
+        v = v - np.linalg.lstsq(J, J @ v, rcond=1e-12)[0]
+    return Assembly(q, v, res, it, status)
