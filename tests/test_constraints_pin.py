@@ -208,14 +208,9 @@ def test_talos_friction_is_subtracted_from_tau():
 
 # --- redundant constraints ---------------------------------------------------------------------
 
-SCHUR_REDUNDANT_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="artidyn/constraints/solve.py _schur: pinv(G, rcond=rank_tol**2 = 1e-20) inverts the rounding-level "
-           "eigenvalues of the singular Delassus matrix (status 'inconsistent', accelerations off by O(100))")
-REDUNDANT_METHODS = [pytest.param(m, marks=SCHUR_REDUNDANT_BUG) if m == "schur" else m for m in METHODS]
 
 
-@pytest.mark.parametrize("method", REDUNDANT_METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_same_point_twice_is_redundant_with_least_norm_split(method):
     """FL_FOOT held twice: rank 12 of 15 rows; the motion is the one of the four contacts, the
     pair of forces sums to the single force and, least norm, splits it in two halves; pinocchio's
@@ -241,7 +236,7 @@ def test_same_point_twice_is_redundant_with_least_norm_split(method):
             _close(res.forces[k], f_pin[k], f"force {k} vs pinocchio (proximal)", tol=1e-7)
 
 
-@pytest.mark.parametrize("method", REDUNDANT_METHODS)
+@pytest.mark.parametrize("method", METHODS)
 def test_weld_and_point_on_the_same_foot_is_redundant(method):
     """A Weld on FL_FOOT plus the four Points: the Point's 3 rows repeat the Weld's force rows."""
     model, pm = _robot("solo12")

@@ -168,8 +168,18 @@ def _schur(M, J, rhs, gamma, rank_tol):
     Minv_rhs = _chol_solve(L, rhs)
     MinvJt = _chol_solve(L, J.T)
     G = J @ MinvJt                                   # the Delassus matrix J M^-1 J^T
-    lam = np.linalg.pinv(G, rcond=rank_tol ** 2, hermitian=True) @ (gamma - J @ Minv_rhs)
+    lam = _pinv_psd(G, _rank(J, rank_tol)) @ (gamma - J @ Minv_rhs)
     return Minv_rhs + MinvJt @ lam, lam
+
+
+def _pinv_psd(G, rank):
+    """Pseudo-inverse of the symmetric positive semi-definite G keeping its ``rank`` largest
+    eigenpairs: the rank comes from J's singular values (G's eigenvalues are their squares
+    scaled by M^-1, so a relative cut on G would have to be squared and lose the small ones)."""
+    w, U = np.linalg.eigh(0.5 * (G + G.T))
+    keep = np.argsort(w)[::-1][:rank]
+    Uk = U[:, keep]
+    return (Uk / w[keep]) @ Uk.T
 
 
 def _chol_solve(L, b):
