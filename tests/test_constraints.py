@@ -14,7 +14,7 @@ from artidyn.models import random_tree
 from artidyn.spatial import quat_to_matrix
 
 G = 9.81
-METHODS = ("kkt", "schur", "nullspace")
+METHODS = ("sparse", "kkt", "schur", "nullspace")
 
 
 def cartesian_point(m=2.0):
@@ -269,8 +269,8 @@ def test_bad_constraints():
         constrained_dynamics(model, np.zeros(2), np.zeros(2), np.zeros(2), ["tool"])
     with pytest.raises(InputError, match="method"):
         constrained_dynamics(model, np.zeros(2), np.zeros(2), np.zeros(2), [], method="magic")
-    with pytest.raises(ad.ShapeError, match="one state"):
-        constrained_dynamics(model, np.zeros((2, 2)), np.zeros(2), np.zeros(2), [])
+    with pytest.raises(ad.ShapeError, match="different sizes"):
+        constrained_dynamics(model, np.zeros((2, 2)), np.zeros((3, 2)), np.zeros(2), [])
 
 
 # --- simulation -------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from artidyn.constraints import Point, Weld, constrained_dynamics, constraint_te
 pytestmark = pytest.mark.skipif(ERD is None, reason="example-robot-data not installed")
 
 TOL = 1e-8                # relative to the size of the compared vector (absolute below 1)
-METHODS = ("kkt", "schur", "nullspace")
+METHODS = ("sparse", "kkt", "schur", "nullspace")
 SOLO_FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
 TALOS = "talos_full_v2"
 TALOS_SOLES = ("left_sole_link", "right_sole_link")

@@ -7,6 +7,12 @@ The equations (seed: "Équations avec contraintes"; Khalil & Dombre, ch. 9)::
 ``h`` is ``rnea(q, v, 0)`` with friction and external wrenches; the multipliers are the
 reactions of the constraints. Three routes, held against each other in the tests:
 
+* ``"sparse"``: the same system by the factorisation that follows the tree: ``M = L^T D L``
+  (Featherstone, "Rigid Body Dynamics Algorithms", sec. 6.5: no fill-in outside each dof's
+  ancestors), ``Z = L^-T J^T``, the Delassus matrix ``G = Z^T D^-1 Z`` and its Cholesky factors,
+  ``a0 = M^-1 (tau - h)``, ``G lambda = gamma - J a0``, ``a = a0 + M^-1 J^T lambda``. Compiled
+  (:mod:`artidyn.kernels.constrained`, batches in parallel) for Point, Weld, Hinge, Distance and
+  Coupling; :func:`_sparse` is its readable reference;
 * ``"kkt"``: the saddle-point system ``[[M, J^T], [J, 0]] [a; -lambda] = [tau - h; gamma]``
   solved whole (LU; least squares when it is singular);
 * ``"schur"``: the seed's elimination and recovery of the constraint forces (the non-recursive
@@ -16,6 +22,10 @@ reactions of the constraints. Three routes, held against each other in the tests
   entre variables indépendantes et dépendantes"): ``v = S v_i`` with ``J S = 0``, the reduced
   equation ``S^T M S a_i = S^T (tau - h - M a_p)`` (``a_p`` a particular solution of
   ``J a = gamma``), then ``lambda`` from ``J^T lambda = M a + h - tau`` (least squares).
+
+``"auto"`` (the default) takes the compiled sparse route, and the dense KKT system where it does
+not apply (a :class:`Holonomic` constraint, kernels switched off) or finds the Delassus matrix
+singular (redundant constraints: then the rank is found as below).
 
 **Redundant constraints** (rank of J below its rows, tolerance ``rank_tol`` times its largest
 singular value) are reported in ``status``; the motion is still unique and returned, with the
@@ -29,8 +39,10 @@ import numpy as np
 from ..configuration import as_q, as_batch, integrate
 from ..dynamics import crba, rnea
 from ..errors import InputError, ShapeError
+from ..kernels.dispatch import _ON
+from . import compiled as _compiled
 
-METHODS = ("kkt", "schur", "nullspace")
+METHODS = ("auto", "sparse", "kkt", "schur", "nullspace")
 
 
 class ConstrainedResult(NamedTuple):
@@ -99,17 +111,17 @@ def _split(model, q, constraints, lam):
     return forces
 
 
-def constrained_dynamics(model, q, v, tau, constraints, method="kkt", f_ext=None, baumgarte=None,
+def constrained_dynamics(model, q, v, tau, constraints, method="auto", f_ext=None, baumgarte=None,
                          rank_tol=1e-10, friction=True):
     """Forward dynamics under bilateral constraints: accelerations and constraint forces.
 
     Parameters
     ----------
     model : Model
-    q, v, tau : (nq,), (nv,), (nv,)
-        One state and the joint torques.
+    q, v, tau : (nq,), (nv,), (nv,), or batches (N, nq), (N, nv), (N, nv)
+        The state(s) and the joint torques.
     constraints : list of constraints (:mod:`artidyn.constraints.models`)
-    method : {"kkt", "schur", "nullspace"}
+    method : {"auto", "sparse", "kkt", "schur", "nullspace"}
         The route (see the module docstring); all give the same result for independent constraints.
     baumgarte : (alpha, beta), optional
         Stabilisation ``J a = -Jdot v - 2 alpha J v - beta^2 phi`` (Baumgarte 1972), e.g.
@@ -120,11 +132,25 @@ def constrained_dynamics(model, q, v, tau, constraints, method="kkt", f_ext=None
     Returns
     -------
     ConstrainedResult
+        For a batch: ``a`` (N, nv), ``lambdas`` (N, m), ``forces`` entries with a leading N,
+        ``residual`` and ``rank`` arrays (N,) and ``status`` the worst of the states ("ok" <
+        "redundant" < "inconsistent").
     """
+    if method in ("auto", "sparse") and _ON[0]:
+        fast = _fast(model, q, v, tau, constraints, f_ext, baumgarte, friction)
+        if fast is not None:
+            return fast
     if method not in METHODS:
         raise InputError(f"constrained_dynamics: unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    q, v, tau = _state(model, q, v, tau, "tau")
     constraints = _check(model, constraints)
+    if np.ndim(q) == 2 or np.ndim(v) == 2 or np.ndim(tau) == 2:
+        return _batched(model, q, v, tau, constraints, method, f_ext, baumgarte, rank_tol, friction)
+    q, v, tau = _state(model, q, v, tau, "tau")
+    P = _compiled.packed(model, constraints) if method in ("auto", "sparse") and _kernels_on() else None
+    if P is not None:
+        a, lam, phi, W, res, code = _compiled.single(model, P, q, v, tau, _fext(model, f_ext), baumgarte, friction)
+        if code == _compiled.OK:
+            return ConstrainedResult(a, tau, P.forces(W, lam), lam, res, P.m, P.m, "ok")
     phi, J, Jdv = constraint_terms(model, q, v, constraints)
     gamma = -Jdv
     if baumgarte is not None:
@@ -137,13 +163,160 @@ def constrained_dynamics(model, q, v, tau, constraints, method="kkt", f_ext=None
     rank = _rank(J, rank_tol)
     if m == 0:
         a, lam = np.linalg.solve(M, rhs), np.zeros(0)
-    elif method == "kkt":
+    elif method == "sparse" and rank == m:
+        a, lam = _sparse(model, M, J, rhs, gamma)
+    elif method in ("kkt", "auto"):
         a, lam = _kkt(M, J, rhs, gamma, rank < m)
-    elif method == "schur":
+    elif method in ("schur", "sparse"):
         a, lam = _schur(M, J, rhs, gamma, rank_tol)
     else:
         a, lam = _nullspace(M, J, rhs, gamma, rank_tol)
     return _result(model, q, constraints, M, h, J, gamma, a, tau, lam, rank)
+
+
+def _kernels_on():
+    return _ON[0]
+
+
+def _fext(model, f_ext):
+    if f_ext is None:
+        return None
+    F = np.asarray(f_ext, dtype=float)
+    if F.shape != (model.nb + 1, 6):
+        raise ShapeError(f"f_ext must have shape ({model.nb + 1}, 6) (one wrench per body, row 0 ignored), got "
+                         f"{F.shape}")
+    return F
+
+
+def _fast(model, q, v, tau, constraints, f_ext, baumgarte, friction):
+    """The compiled route without the checks, for constraint lists already seen (cached) and one
+    state of 1-D float64 arrays; None otherwise (then the full path checks and reports)."""
+    if type(constraints) not in (list, tuple):
+        return None
+    P = _compiled.cached(model, constraints)
+    if P is None or not (type(q) is np.ndarray and type(v) is np.ndarray and type(tau) is np.ndarray):
+        return None
+    if q.ndim != 1 or v.ndim != 1 or tau.ndim != 1 or q.dtype != np.float64 or v.dtype != np.float64 \
+            or tau.dtype != np.float64 or not (f_ext is None or type(f_ext) is np.ndarray and f_ext.ndim == 2):
+        return None
+    a, lam, phi, W, res, code = _compiled.single(model, P, q, v, tau, f_ext, baumgarte, friction)
+    if code != _compiled.OK:
+        return None
+    return ConstrainedResult(a, tau, P.forces(W, lam), lam, res, P.m, P.m, "ok")
+
+
+_WORST = {"ok": 0, "redundant": 1, "inconsistent": 2}
+
+
+def _batched(model, q, v, tau, constraints, method, f_ext, baumgarte, rank_tol, friction):
+    """Batches: the parallel kernel for the compiled route; other routes, and the states the
+    kernel hands back (redundant constraints), one state at a time."""
+    Q, _ = as_q(model, q)
+    V, _ = as_batch(model, v, "v", "nv")
+    T, _ = as_batch(model, tau, "tau", "nv")
+    N = max(Q.shape[0], V.shape[0], T.shape[0])
+    if any(x.shape[0] not in (1, N) for x in (Q, V, T)):
+        raise ShapeError(f"constrained_dynamics: batches of different sizes (q {Q.shape[0]}, v {V.shape[0]}, "
+                         f"tau {T.shape[0]})")
+    Q, V, T = (np.ascontiguousarray(np.broadcast_to(x, (N, x.shape[1]))) for x in (Q, V, T))
+    F = None
+    if f_ext is not None:
+        F = np.asarray(f_ext, dtype=float)
+        F = np.ascontiguousarray(np.broadcast_to(F if F.ndim == 3 else F[None], (N, model.nb + 1, 6)))
+    m = sum(c.rows for c in constraints)
+    A, LAM = np.empty((N, model.nv)), np.empty((N, m))
+    res, rank = np.zeros(N), np.full(N, 0, dtype=int)
+    status = "ok"
+    todo = range(N)
+    P = _compiled.packed(model, constraints) if method in ("auto", "sparse") and _kernels_on() else None
+    forces = None
+    if P is not None:
+        A, LAM, _, W, res, codes = _compiled.batch(model, P, Q, V, T, F, baumgarte, friction)
+        rank[:] = m
+        todo = np.flatnonzero(codes != _compiled.OK)
+        forces = P.forces(W, LAM)
+    else:
+        forces = [np.zeros((N,) + np.shape(c.wrench(model, Q[0], np.zeros(c.rows)))) for c in constraints]
+    for k in todo:
+        r = constrained_dynamics(model, Q[k], V[k], T[k], constraints, method, None if F is None else F[k], baumgarte,
+                                 rank_tol, friction)
+        A[k], LAM[k], res[k], rank[k] = r.a, r.lambdas, r.residual, r.rank
+        for f, g in zip(forces, r.forces):
+            f[k] = g
+        status = max(status, r.status, key=_WORST.get)
+    return ConstrainedResult(A, T, forces, LAM, res, rank, m, status)
+
+
+def _sparse(model, M, J, rhs, gamma):
+    """The readable reference of the compiled sparse route (module docstring)."""
+    lam_dof = dof_parents(model)
+    sub = subtree_sizes(lam_dof)
+    U, D = utdu(M, lam_dof, sub)
+    a0 = utdu_solve(U, D, sub, rhs)
+    Y = np.stack([_solve_u(U, sub, row) for row in J]) / np.sqrt(D)       # D^-1/2 U^-1 J^T, (m, nv)
+    G = Y @ Y.T                                                           # J M^-1 J^T
+    C = np.linalg.cholesky(G)
+    lam = np.linalg.solve(C.T, np.linalg.solve(C, gamma - J @ a0))
+    return a0 + _solve_ut(U, sub, (Y.T @ lam) / np.sqrt(D)), lam
+
+
+def dof_parents(model):
+    """The parent dof of each dof (-1 at a root): the previous dof of its joint, or the last dof
+    of the nearest ancestor joint."""
+    lam = np.full(model.nv, -1, dtype=int)
+    for i in range(1, model.nb + 1):
+        k, n = int(model.idx_v[i]), int(model.nv_joint[i])
+        if n == 0:
+            continue
+        p = int(model.parent[i])
+        while p > 0 and model.nv_joint[p] == 0:
+            p = int(model.parent[p])
+        lam[k] = int(model.idx_v[p] + model.nv_joint[p] - 1) if p > 0 else -1
+        lam[k + 1:k + n] = np.arange(k, k + n - 1)
+    return lam
+
+
+def subtree_sizes(lam):
+    """Dofs in the subtree of each dof (itself included): k .. k + sub[k] - 1 in depth-first order."""
+    sub = np.ones(lam.size, dtype=int)
+    for k in range(lam.size - 1, -1, -1):
+        if lam[k] >= 0:
+            sub[lam[k]] += sub[k]
+    return sub
+
+
+def utdu(M, lam, sub):
+    """``M = U D U^T`` with U unit upper triangular, ``U[i, k]`` nonzero only for k in the
+    subtree of i (Featherstone RBDA Table 6.3 with ``U = L^T``: no fill-in). Returns (U, D)."""
+    n = M.shape[0]
+    U, D = np.eye(n), np.zeros(n)
+    for j in range(n - 1, -1, -1):
+        s = slice(j + 1, j + sub[j])                     # the proper descendants of j
+        D[j] = M[j, j] - np.sum(U[j, s] ** 2 * D[s])
+        i = lam[j]
+        while i >= 0:                                    # the ancestors of j
+            U[i, j] = (M[i, j] - np.sum(U[i, s] * D[s] * U[j, s])) / D[j]
+            i = lam[i]
+    return U, D
+
+
+def _solve_u(U, sub, b):
+    x = np.array(b, dtype=float)
+    for i in range(x.size - 1, -1, -1):
+        x[i] -= U[i, i + 1:i + sub[i]] @ x[i + 1:i + sub[i]]
+    return x
+
+
+def _solve_ut(U, sub, b):
+    x = np.array(b, dtype=float)
+    for i in range(x.size):
+        x[i + 1:i + sub[i]] -= U[i, i + 1:i + sub[i]] * x[i]
+    return x
+
+
+def utdu_solve(U, D, sub, b):
+    """``M^-1 b`` from the factors of :func:`utdu`."""
+    return _solve_ut(U, sub, _solve_u(U, sub, b) / D)
 
 
 def _result(model, q, constraints, M, h, J, gamma, a, tau, lam, rank):

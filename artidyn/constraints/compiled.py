@@ -1,0 +1,145 @@
+"""The constraints as the compiled kernels see them, and the route to those kernels.
+
+:func:`pack` turns a list of constraints into the table of :mod:`artidyn.kernels.constrained`
+(one row per constraint: its type, bodies, first row, parameters) and the frames' placements
+(``(nc, 2, 4, 4)``: frame_a in its body, frame_b in its body, or the world target in body 0).
+Packing is cached on the model, keyed by the constraint objects themselves (constraints are not
+changed after creation). :class:`Holonomic` (a Python function) has no compiled form: the
+caller then takes the reference route.
+"""
+import numpy as np
+
+from ..kernels import dispatch
+from .models import Coupling, Distance, Hinge, Point, Weld
+
+_KEY = "constraints.packed"
+_CACHE_SIZE = 64
+_TYPES = {Point: 0, Weld: 1, Distance: 2, Hinge: 3, Coupling: 4}
+OK, BAD_INPUT, SINGULAR, DEGENERATE = 0, 1, 2, 3     # as artidyn.kernels.constrained
+
+
+class Packed:
+    """The compiled form of a constraint list: ``K``, ``TF``, ``m`` rows, ``nc`` constraints,
+    and which constraints report multipliers rather than a wrench (Coupling)."""
+
+    def __init__(self, model, constraints):
+        from ..kernels.constrained import KBA, KBB, KN, KP0, KP1, KQA, KQB, KROW, KTYPE, KVA, KVB, KWIDTH
+
+        self.constraints = tuple(constraints)
+        nc = len(constraints)
+        K = np.zeros((nc, KWIDTH))
+        TF = np.tile(np.eye(4), (nc, 2, 1, 1))
+        self.multipliers = []
+        row = 0
+        for k, c in enumerate(constraints):
+            t = _TYPES[type(c)]
+            K[k, KTYPE], K[k, KROW] = t, row
+            if t == 4:
+                (qa, va), (qb, vb) = c._dofs(model)
+                K[k, [KQA, KQB, KVA, KVB]] = qa, qb, va, vb
+                K[k, KP0], K[k, KP1] = c.ratio, c.offset
+                self.multipliers.append((k, row))
+            else:
+                fa = model.frame(c.frame_a)
+                K[k, KBA], TF[k, 0] = fa.body, fa.placement
+                if c.frame_b is None:
+                    K[k, KBB], TF[k, 1] = 0, c._target(model)
+                else:
+                    fb = model.frame(c.frame_b)
+                    K[k, KBB], TF[k, 1] = fb.body, fb.placement
+                if t == 2:
+                    K[k, KP0] = c._length(model)
+                if t == 3:
+                    K[k, KN:KN + 6] = c._n_local.ravel()
+            row += c.rows
+        self.m, self.nc = row, nc
+        self.K, self.TF = _frozen(K), _frozen(TF)
+
+    def forces(self, W, lam):
+        """One entry per constraint from the kernel's wrenches W (nc, 6) or (N, nc, 6): the
+        wrench on frame_a (world axes), or the multipliers (Coupling)."""
+        out = list(W) if W.ndim == 2 else list(W.transpose(1, 0, 2))
+        for k, row in self.multipliers:
+            out[k] = lam[..., row:row + 1]
+        return out
+
+
+def _frozen(a):
+    a.flags.writeable = False
+    return a
+
+
+def compilable(constraints):
+    return all(type(c) in _TYPES for c in constraints)
+
+
+def packed(model, constraints):
+    """The :class:`Packed` form of ``constraints`` (a list already checked against the model),
+    cached on the model; None when one of them has no compiled form."""
+    cache = model._cache.get(_KEY)
+    if cache is None:
+        cache = model._cache[_KEY] = {}
+    key = tuple(map(id, constraints))
+    hit = cache.get(key)
+    if hit is not None and hit.constraints == tuple(constraints):
+        return hit
+    if not compilable(constraints):
+        return None
+    if len(cache) >= _CACHE_SIZE:
+        cache.clear()
+    P = cache[key] = Packed(model, constraints)
+    return P
+
+
+def cached(model, constraints):
+    """The cached :class:`Packed` of exactly these constraint objects, or None (no checks)."""
+    cache = model._cache.get(_KEY)
+    if cache is None:
+        return None
+    hit = cache.get(tuple(map(id, constraints)))
+    return hit if hit is not None and hit.constraints == tuple(constraints) else None
+
+
+def options(f_ext, friction):
+    return (dispatch.FRICTION if friction else 0) | (dispatch.HAS_FEXT if f_ext is not None else 0)
+
+
+class _Kernels:
+    def __getattr__(self, name):
+        from ..kernels import constrained
+        fn = getattr(constrained, name)
+        setattr(self, name, fn)
+        return fn
+
+
+_K = _Kernels()
+
+
+def single(model, P, q, v, tau, f_ext, baumgarte, friction):
+    """``(a, lam, phi, wrenches, residual, code)`` for one state through the compiled kernel."""
+    B = model._cache.get(dispatch.KEY)
+    if B is None:
+        B = dispatch._table(model)
+    alpha, beta = (0.0, 0.0) if baumgarte is None else (float(baumgarte[0]), float(baumgarte[1]))
+    a, lam, phi, W, info = np.empty(model.nv), np.empty(P.m), np.empty(P.m), np.empty((P.nc, 6)), np.empty(1)
+    if f_ext is None:
+        code = _K.constrained_single(B, P.K, P.TF, q, v, tau, dispatch._NO_F, dispatch.FRICTION if friction else 0,
+                                     alpha, beta, a, lam, phi, W, info)
+    else:
+        code = _K.constrained_single(B, P.K, P.TF, q, v, tau, f_ext, options(f_ext, friction), alpha, beta, a, lam,
+                                     phi, W, info)
+    return a, lam, phi, W, float(info[0]), code
+
+
+def batch(model, P, Q, V, TAU, f_ext, baumgarte, friction):
+    """``(A, LAM, PHI, W, residual, codes)`` for N states (rows) through the parallel kernel."""
+    B = dispatch._table(model)
+    N = Q.shape[0]
+    alpha, beta = (0.0, 0.0) if baumgarte is None else (float(baumgarte[0]), float(baumgarte[1]))
+    A, LAM, PHI, INFO = np.empty((N, model.nv)), np.empty((N, P.m)), np.empty((N, P.m)), np.empty((N, 1))
+    W = np.empty((N, P.nc, 6))
+    codes = np.empty(N, dtype=np.int64)
+    F = dispatch._NO_F3 if f_ext is None else f_ext
+    _K.constrained_batch(B, P.K, P.TF, Q, V, TAU, F, options(f_ext, friction), alpha, beta, A, LAM, PHI, W, INFO,
+                         codes, dispatch._chunks(N))
+    return A, LAM, PHI, W, INFO[:, 0], codes

@@ -1,0 +1,648 @@
+"""Compiled constrained forward dynamics: the tree-sparse route, one state or a batch.
+
+Mirrors :func:`artidyn.constraints.solve._sparse` (the readable reference)::
+
+    M a + h = tau + J^T lambda,      J a = gamma = -Jdot v - 2 alpha J v - beta^2 phi
+
+1. RNEA gives ``h``; CRBA gives ``M`` and the world placements and joint twists.
+2. The constraint rows: world Jacobians of the frames (:func:`.kinematics.jacobian_state`) and
+   ``Jdot v`` from one pass of world spatial velocities and velocity-product accelerations
+   (``V_i = V_p + S_i qd_i``, ``A_i = A_p + V_i x S_i qd_i``, both about the world origin; a
+   point p of body i then has the classical acceleration ``a_O + alpha x p + w x (v_O + w x p)``).
+3. ``M = U D U^T`` by the factorisation that follows the tree (Featherstone, "Rigid Body
+   Dynamics Algorithms", sec. 6.5, with ``U = L^T``: no fill-in outside the ancestor pattern; in
+   depth-first order a subtree is a contiguous range of dofs, so the inner products run over
+   contiguous memory), then ``Y = D^-1/2 U^-1 J^T`` (one column per row of J; its entries flow
+   to the ancestors of J's nonzero columns only), the Delassus matrix ``G = J M^-1 J^T = Y^T Y``
+   (over those entries), its Cholesky factors, and::
+
+       a0 = M^-1 (tau - h),   G lambda = gamma - J a0,   a = a0 + U^-T D^-1/2 Y lambda
+
+A Cholesky pivot of G below ``1e-11`` times its largest diagonal entry (redundant or degenerate
+constraints) returns ``SINGULAR``: the caller then takes the reference route, which finds the
+rank and the least-norm multipliers.
+
+The constraint table ``K`` (one row per constraint, columns below) is built by
+:mod:`artidyn.constraints.compiled`; body 0 (the world) stands for "frame_b = None", its frame
+placement being the target.
+"""
+import math
+
+import numba as nb
+import numpy as np
+
+from .crba import crba_state, matrix_finite
+from .kinematics import frame_state, jacobian_state
+from .pack import A, IV, JTYPE, NVJ, P0, PARENT, R0, U, V
+from .rnea import rnea_state
+from .spatial import FREE, PRISMATIC, all_finite
+from .types import BUF, HAS_FEXT, I64, MAT, OUT1, OUT2, OUT3, TEN, VEC, inputs_ok
+
+F64 = nb.float64
+
+# --- the constraint table -------------------------------------------------------------------
+POINT, WELD, DISTANCE, HINGE, COUPLING = 0, 1, 2, 3, 4
+KTYPE, KBA, KBB, KROW, KP0, KP1, KQA, KQB, KVA, KVB = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+KN = 10                        # hinge normals n1, n2 in frame_a's axes (6)
+KWIDTH = 16
+# TF (nc, 2, 4, 4): the placements of frame_a in body a and of frame_b in body b (or the target)
+ROWS = (3, 6, 1, 5, 1)
+
+OK, BAD_INPUT, SINGULAR, DEGENERATE = 0, 1, 2, 3   # return codes
+FAST = {"reassoc", "contract"}   # may reorder sums (vectorised inner products); NaN and inf still seen
+
+
+@nb.njit
+def dof_parents(B, lam):
+    """lam[k] <- the parent dof of dof k in the tree (-1 at a root): the previous dof of the same
+    joint, or the last dof of the nearest ancestor joint with dofs."""
+    for i in range(1, B.shape[0]):
+        k, n = int(B[i, IV]), int(B[i, NVJ])
+        if n == 0:
+            continue
+        p = int(B[i, PARENT])
+        while p > 0 and int(B[p, NVJ]) == 0:
+            p = int(B[p, PARENT])
+        lam[k] = int(B[p, IV]) + int(B[p, NVJ]) - 1 if p > 0 else -1
+        for j in range(1, n):
+            lam[k + j] = k + j - 1
+
+
+@nb.njit
+def world_velocities(B, qd):
+    """V, A columns <- world spatial velocity and velocity-product acceleration of every body
+    (about the world origin, no gravity); needs the world twists U (``crba_state``)."""
+    for r in range(6):
+        B[0, V + r] = 0.0
+        B[0, A + r] = 0.0
+    for i in range(1, B.shape[0]):
+        p, k = int(B[i, PARENT]), int(B[i, IV])
+        s0 = s1 = s2 = s3 = s4 = s5 = 0.0
+        for j in range(int(B[i, NVJ])):
+            o, x = U + 6 * j, qd[k + j]
+            s0 += B[i, o] * x
+            s1 += B[i, o + 1] * x
+            s2 += B[i, o + 2] * x
+            s3 += B[i, o + 3] * x
+            s4 += B[i, o + 4] * x
+            s5 += B[i, o + 5] * x
+        w0, w1, w2 = B[p, V] + s0, B[p, V + 1] + s1, B[p, V + 2] + s2
+        v0, v1, v2 = B[p, V + 3] + s3, B[p, V + 4] + s4, B[p, V + 5] + s5
+        B[i, V], B[i, V + 1], B[i, V + 2], B[i, V + 3], B[i, V + 4], B[i, V + 5] = w0, w1, w2, v0, v1, v2
+        B[i, A] = B[p, A] + w1 * s2 - w2 * s1
+        B[i, A + 1] = B[p, A + 1] + w2 * s0 - w0 * s2
+        B[i, A + 2] = B[p, A + 2] + w0 * s1 - w1 * s0
+        B[i, A + 3] = B[p, A + 3] + w1 * s5 - w2 * s4 + v1 * s2 - v2 * s1
+        B[i, A + 4] = B[p, A + 4] + w2 * s3 - w0 * s5 + v2 * s0 - v0 * s2
+        B[i, A + 5] = B[p, A + 5] + w0 * s4 - w1 * s3 + v0 * s1 - v1 * s0
+
+
+@nb.njit
+def point_bias(B, i, T, out):
+    """out (6) <- [alpha; classical acceleration] at a = 0 of the origin of T, a frame of body i."""
+    x, y, z = T[0, 3], T[1, 3], T[2, 3]
+    w0, w1, w2 = B[i, V], B[i, V + 1], B[i, V + 2]
+    al0, al1, al2 = B[i, A], B[i, A + 1], B[i, A + 2]
+    vp0 = B[i, V + 3] + w1 * z - w2 * y
+    vp1 = B[i, V + 4] + w2 * x - w0 * z
+    vp2 = B[i, V + 5] + w0 * y - w1 * x
+    out[0], out[1], out[2] = al0, al1, al2
+    out[3] = B[i, A + 3] + al1 * z - al2 * y + w1 * vp2 - w2 * vp1
+    out[4] = B[i, A + 4] + al2 * x - al0 * z + w2 * vp0 - w0 * vp2
+    out[5] = B[i, A + 5] + al0 * y - al1 * x + w0 * vp1 - w1 * vp0
+
+
+@nb.njit
+def log3(R, out):
+    """out[0:3] <- the rotation vector of the rotation matrix R (3x3 block of a 4x4)."""
+    c = min(1.0, max(-1.0, 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)))
+    th = math.acos(c)
+    w0, w1, w2 = 0.5 * (R[2, 1] - R[1, 2]), 0.5 * (R[0, 2] - R[2, 0]), 0.5 * (R[1, 0] - R[0, 1])
+    if th < 1e-8:
+        out[0], out[1], out[2] = w0, w1, w2
+    elif math.pi - th < 1e-6:
+        k, best = 0, -1.0
+        for j in range(3):
+            if 0.5 * (R[j, j] + 1.0) > best:
+                k, best = j, 0.5 * (R[j, j] + 1.0)
+        d = math.sqrt(max(best, 1e-300))
+        a0 = 0.5 * (R[0, k] + (1.0 if k == 0 else 0.0)) / d
+        a1 = 0.5 * (R[1, k] + (1.0 if k == 1 else 0.0)) / d
+        a2 = 0.5 * (R[2, k] + (1.0 if k == 2 else 0.0)) / d
+        sg = 1.0 if a0 * w0 + a1 * w1 + a2 * w2 >= 0 else -1.0
+        out[0], out[1], out[2] = th * a0 * sg, th * a1 * sg, th * a2 * sg
+    else:
+        f = th / math.sin(th)
+        out[0], out[1], out[2] = f * w0, f * w1, f * w2
+
+
+@nb.njit
+def frame_rows(B, body, Tf, T, J, b):
+    """J (6, nv) <- world Jacobian of the frame Tf of ``body``, T its placement, b (6) its
+    ``Jdot v``; the world (body 0): T = Tf, J and b zero."""
+    if body == 0:
+        for r in range(4):
+            for c in range(4):
+                T[r, c] = Tf[r, c]
+        J[:, :] = 0.0
+        b[:] = 0.0
+    else:
+        jacobian_state(B, body, Tf, 0, T, J)
+        point_bias(B, body, T, b)
+
+
+@nb.njit
+def add_jacobian(B, body, T, sign, Jst, r0, o):
+    """Jst rows r0.. += sign * the world Jacobian of the frame at T on ``body``: rows [angular;
+    linear] from row o (o = 3: the linear rows only, into r0 .. r0 + 2). Needs R0, P0."""
+    x, y, z = T[0, 3], T[1, 3], T[2, 3]
+    l = body
+    while l > 0:
+        t, k = int(B[l, JTYPE]), int(B[l, IV])
+        for j in range(int(B[l, NVJ])):
+            a = 2 if t <= PRISMATIC else j % 3
+            u0, u1, u2 = sign * B[l, R0 + a], sign * B[l, R0 + 3 + a], sign * B[l, R0 + 6 + a]
+            if t == PRISMATIC or (t == FREE and j >= 3):
+                Jst[r0 + 3 - o, k + j] += u0
+                Jst[r0 + 4 - o, k + j] += u1
+                Jst[r0 + 5 - o, k + j] += u2
+            else:
+                d0, d1, d2 = x - B[l, P0], y - B[l, P0 + 1], z - B[l, P0 + 2]
+                if o == 0:
+                    Jst[r0, k + j] += u0
+                    Jst[r0 + 1, k + j] += u1
+                    Jst[r0 + 2, k + j] += u2
+                Jst[r0 + 3 - o, k + j] += u1 * d2 - u2 * d1
+                Jst[r0 + 4 - o, k + j] += u2 * d0 - u0 * d2
+                Jst[r0 + 5 - o, k + j] += u0 * d1 - u1 * d0
+        l = int(B[l, PARENT])
+
+
+@nb.njit
+def frame_at(B, body, Tf, T):
+    """T <- the world placement of the frame Tf of ``body`` (the world: Tf itself)."""
+    if body == 0:
+        for r in range(4):
+            for c in range(4):
+                T[r, c] = Tf[r, c]
+    else:
+        frame_state(B, body, Tf, T)
+
+
+@nb.njit
+def world_normal(K, c, h, Ta):
+    """Hinge normal n_h (h = 0, 1) of constraint c in world axes."""
+    m0, m1, m2 = K[c, KN + 3 * h], K[c, KN + 3 * h + 1], K[c, KN + 3 * h + 2]
+    return (Ta[0, 0] * m0 + Ta[0, 1] * m1 + Ta[0, 2] * m2, Ta[1, 0] * m0 + Ta[1, 1] * m1 + Ta[1, 2] * m2,
+            Ta[2, 0] * m0 + Ta[2, 1] * m1 + Ta[2, 2] * m2)
+
+
+@nb.njit
+def constraint_rows(B, K, TF, q, qd, Jst, bias, phi, aux, Ja, Jb, T2, sm):
+    """Jst (m, nv), bias (m) = Jdot v, phi (m) of every constraint, and aux (nc, 6) what the
+    wrenches need (Distance: the unit direction; Hinge: n1, n2 in world axes). Needs R0, P0, U
+    (CRBA) and the world velocities; Ja, Jb (6, nv), T2 (2, 4, 4), sm (21) scratch. False when a
+    Distance's two points coincide."""
+    nv = Jst.shape[1]
+    ba, bb, Rr = sm[0:6], sm[6:12], sm[12:21].reshape((3, 3))
+    Ta, Tb = T2[0], T2[1]
+    for c in range(K.shape[0]):
+        t, r0 = int(K[c, KTYPE]), int(K[c, KROW])
+        if t == COUPLING:
+            qa, qb, va, vb = int(K[c, KQA]), int(K[c, KQB]), int(K[c, KVA]), int(K[c, KVB])
+            for k in range(nv):
+                Jst[r0, k] = 0.0
+            Jst[r0, va] += 1.0
+            Jst[r0, vb] -= K[c, KP0]
+            bias[r0] = 0.0
+            phi[r0] = q[qa] - K[c, KP0] * q[qb] - K[c, KP1]
+            continue
+        ia, ib = int(K[c, KBA]), int(K[c, KBB])
+        if t == POINT or t == WELD:   # straight into the rows: no 6 x nv temporaries
+            o = 3 if t == POINT else 0
+            frame_at(B, ia, TF[c, 0], Ta)
+            frame_at(B, ib, TF[c, 1], Tb)
+            for r in range(r0, r0 + 6 - o):
+                for k in range(nv):
+                    Jst[r, k] = 0.0
+            add_jacobian(B, ia, Ta, 1.0, Jst, r0, o)
+            add_jacobian(B, ib, Tb, -1.0, Jst, r0, o)
+            point_bias(B, ia, Ta, ba)
+            if ib != 0:
+                point_bias(B, ib, Tb, bb)
+                for r in range(6):
+                    ba[r] -= bb[r]
+            for r in range(o, 6):
+                bias[r0 + r - o] = ba[r]
+            phi[r0 + 3 - o] = Ta[0, 3] - Tb[0, 3]
+            phi[r0 + 4 - o] = Ta[1, 3] - Tb[1, 3]
+            phi[r0 + 5 - o] = Ta[2, 3] - Tb[2, 3]
+            if t == WELD:
+                for x in range(3):
+                    for y in range(3):
+                        Rr[x, y] = Ta[x, 0] * Tb[y, 0] + Ta[x, 1] * Tb[y, 1] + Ta[x, 2] * Tb[y, 2]
+                log3(Rr, phi[r0:r0 + 3])
+            continue
+        frame_rows(B, int(K[c, KBA]), TF[c, 0], Ta, Ja, ba)
+        frame_rows(B, int(K[c, KBB]), TF[c, 1], Tb, Jb, bb)
+        if int(K[c, KBB]) != 0:
+            for r in range(6):        # Ja <- Ja - Jb: relative twist of a with respect to b
+                for k in range(nv):
+                    Ja[r, k] -= Jb[r, k]
+                ba[r] -= bb[r]
+        d0, d1, d2 = Ta[0, 3] - Tb[0, 3], Ta[1, 3] - Tb[1, 3], Ta[2, 3] - Tb[2, 3]
+        if t == DISTANCE:
+            n = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+            if not n > 1e-12:
+                return False
+            e0, e1, e2 = d0 / n, d1 / n, d2 / n
+            aux[c, 0], aux[c, 1], aux[c, 2] = e0, e1, e2
+            rd0 = rd1 = rd2 = 0.0
+            for k in range(nv):
+                Jst[r0, k] = e0 * Ja[3, k] + e1 * Ja[4, k] + e2 * Ja[5, k]
+                rd0 += Ja[3, k] * qd[k]
+                rd1 += Ja[4, k] * qd[k]
+                rd2 += Ja[5, k] * qd[k]
+            er = e0 * rd0 + e1 * rd1 + e2 * rd2
+            bias[r0] = e0 * ba[3] + e1 * ba[4] + e2 * ba[5] + (rd0 * rd0 + rd1 * rd1 + rd2 * rd2 - er * er) / n
+            phi[r0] = n - K[c, KP0]
+        else:  # HINGE: the Point rows, then the relative rotation rate along n1, n2 (world)
+            for r in range(3):
+                for k in range(nv):
+                    Jst[r0 + r, k] = Ja[3 + r, k]
+                bias[r0 + r] = ba[3 + r]
+            phi[r0], phi[r0 + 1], phi[r0 + 2] = d0, d1, d2
+            wa0 = wa1 = wa2 = 0.0     # omega_a (world): (Ja - Jb + Jb) qd
+            wr0 = wr1 = wr2 = 0.0     # relative: (Ja - Jb) qd
+            for k in range(nv):
+                wr0 += Ja[0, k] * qd[k]
+                wr1 += Ja[1, k] * qd[k]
+                wr2 += Ja[2, k] * qd[k]
+            wa0, wa1, wa2 = wr0, wr1, wr2
+            if int(K[c, KBB]) != 0:
+                for k in range(nv):
+                    wa0 += Jb[0, k] * qd[k]
+                    wa1 += Jb[1, k] * qd[k]
+                    wa2 += Jb[2, k] * qd[k]
+            for h in range(2):
+                n0, n1, n2 = world_normal(K, c, h, Ta)
+                aux[c, 3 * h], aux[c, 3 * h + 1], aux[c, 3 * h + 2] = n0, n1, n2
+                for k in range(nv):
+                    Jst[r0 + 3 + h, k] = n0 * Ja[0, k] + n1 * Ja[1, k] + n2 * Ja[2, k]
+                nd0, nd1, nd2 = wa1 * n2 - wa2 * n1, wa2 * n0 - wa0 * n2, wa0 * n1 - wa1 * n0
+                bias[r0 + 3 + h] = n0 * ba[0] + n1 * ba[1] + n2 * ba[2] + nd0 * wr0 + nd1 * wr1 + nd2 * wr2
+            # phi = [n2 . axis_b, -n1 . axis_b], axis_b = R_b axis (axis = n1 x n2 in frame_a's axes)
+            p0, p1, p2 = K[c, KN], K[c, KN + 1], K[c, KN + 2]
+            p3, p4, p5 = K[c, KN + 3], K[c, KN + 4], K[c, KN + 5]
+            x0, x1, x2 = p1 * p5 - p2 * p4, p2 * p3 - p0 * p5, p0 * p4 - p1 * p3
+            ab0 = Tb[0, 0] * x0 + Tb[0, 1] * x1 + Tb[0, 2] * x2
+            ab1 = Tb[1, 0] * x0 + Tb[1, 1] * x1 + Tb[1, 2] * x2
+            ab2 = Tb[2, 0] * x0 + Tb[2, 1] * x1 + Tb[2, 2] * x2
+            phi[r0 + 3] = aux[c, 3] * ab0 + aux[c, 4] * ab1 + aux[c, 5] * ab2
+            phi[r0 + 4] = -(aux[c, 0] * ab0 + aux[c, 1] * ab1 + aux[c, 2] * ab2)
+    return True
+
+
+@nb.njit
+def wrenches(K, aux, lam, W):
+    """W (nc, 6) <- the reaction on frame_a of each constraint, [moment about its origin; force]
+    in world axes (Coupling: its multiplier in W[c, 0], the rest zero)."""
+    for c in range(K.shape[0]):
+        t, r0 = int(K[c, KTYPE]), int(K[c, KROW])
+        for r in range(6):
+            W[c, r] = 0.0
+        if t == POINT:
+            W[c, 3], W[c, 4], W[c, 5] = lam[r0], lam[r0 + 1], lam[r0 + 2]
+        elif t == WELD:
+            for r in range(6):
+                W[c, r] = lam[r0 + r]
+        elif t == DISTANCE:
+            for r in range(3):
+                W[c, 3 + r] = lam[r0] * aux[c, r]
+        elif t == HINGE:
+            for r in range(3):
+                W[c, r] = aux[c, r] * lam[r0 + 3] + aux[c, 3 + r] * lam[r0 + 4]
+                W[c, 3 + r] = lam[r0 + r]
+        else:
+            W[c, 0] = lam[r0]
+
+
+@nb.njit
+def subtree_sizes(lam, sub):
+    """sub[k] <- the number of dofs in the subtree of dof k (k included): in depth-first order
+    they are k .. k + sub[k] - 1."""
+    for k in range(lam.shape[0]):
+        sub[k] = 1
+    for k in range(lam.shape[0] - 1, -1, -1):
+        if lam[k] >= 0:
+            sub[lam[k]] += sub[k]
+
+
+@nb.njit(fastmath=FAST)
+def utdu(M, lam, sub, D):
+    """M = U D U^T in place: U (unit upper triangular) in M's upper triangle, U[i, k] nonzero
+    only for k in the subtree of i; D (nv) out. Featherstone's L^T D L (RBDA Table 6.3) with
+    U = L^T, ordered so that the inner products run over contiguous subtrees. False when a pivot
+    is not positive."""
+    n = M.shape[0]
+    for j in range(n - 1, -1, -1):
+        e = j + sub[j]
+        d = M[j, j]
+        for k in range(j + 1, e):
+            d -= M[j, k] * M[j, k] * D[k]
+        if not d > 0.0:
+            return False
+        D[j] = d
+        i = lam[j]
+        while i >= 0:
+            x = M[i, j]
+            for k in range(j + 1, e):
+                x -= M[i, k] * D[k] * M[j, k]
+            M[i, j] = x / d
+            i = lam[i]
+    return True
+
+
+@nb.njit(fastmath=FAST)
+def solve_u(U, sub, x):
+    """x <- U^-1 x (backward, one inner product over each subtree)."""
+    for i in range(x.shape[0] - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, i + sub[i]):
+            s -= U[i, k] * x[k]
+        x[i] = s
+
+
+@nb.njit(fastmath=FAST)
+def solve_ut(U, sub, x):
+    """x <- U^-T x (forward, one update of each subtree)."""
+    for i in range(x.shape[0]):
+        xi = x[i]
+        if xi != 0.0:
+            for k in range(i + 1, i + sub[i]):
+                x[k] -= U[i, k] * xi
+
+
+@nb.njit
+def solve_m(U, sub, D, x):
+    """x <- M^-1 x with M = U D U^T factored by ``utdu``."""
+    solve_u(U, sub, x)
+    for i in range(x.shape[0]):
+        x[i] /= D[i]
+    solve_ut(U, sub, x)
+
+
+@nb.njit(fastmath=FAST)
+def cholesky(G):
+    """G <- its lower Cholesky factor in place; False when a pivot is below 1e-11 of the largest
+    diagonal entry (redundant or degenerate constraints)."""
+    m = G.shape[0]
+    top = 0.0
+    for r in range(m):
+        top = max(top, G[r, r])
+    tol = 1e-11 * top
+    for j in range(m):
+        d = G[j, j]
+        for k in range(j):
+            d -= G[j, k] * G[j, k]
+        if not d > tol:
+            return False
+        d = math.sqrt(d)
+        G[j, j] = d
+        for r in range(j + 1, m):
+            s = G[r, j]
+            for k in range(j):
+                s -= G[r, k] * G[j, k]
+            G[r, j] = s / d
+    return True
+
+
+@nb.njit(fastmath=FAST)
+def cholesky_solve(G, x):
+    """x <- (G G^T)^-1 x with G the lower factor."""
+    m = G.shape[0]
+    for r in range(m):
+        s = x[r]
+        for k in range(r):
+            s -= G[r, k] * x[k]
+        x[r] = s / G[r, r]
+    for r in range(m - 1, -1, -1):
+        s = x[r]
+        for k in range(r + 1, m):
+            s -= G[k, r] * x[k]
+        x[r] = s / G[r, r]
+
+
+@nb.njit(fastmath=FAST)
+def delassus(U, lam, Jst, dis, Y, span, G):
+    """Y (m, nv) <- D^-1/2 U^-1 J^T row by row (dis = D^-1/2): the entries of row r flow from
+    J's nonzero columns to their ancestors only, and span[r] = (first, last) nonzero column;
+    G (m, m) <- Y Y^T, the Delassus matrix J M^-1 J^T, over the overlapping spans."""
+    m, nv = Jst.shape
+    for r in range(m):
+        y = Y[r]
+        for k in range(nv):
+            y[k] = Jst[r, k]
+        hi = -1
+        for k in range(nv - 1, -1, -1):
+            yk = y[k]
+            if yk != 0.0:
+                if hi < 0:
+                    hi = k
+                i = lam[k]
+                while i >= 0:
+                    y[i] -= U[i, k] * yk
+                    i = lam[i]
+        lo = hi + 1
+        for k in range(hi + 1):
+            y[k] *= dis[k]
+            if lo > k and y[k] != 0.0:
+                lo = k
+        span[r, 0], span[r, 1] = lo, hi + 1
+    for r in range(m):
+        yr = Y[r]
+        for s in range(r + 1):
+            ys = Y[s]
+            x = 0.0
+            for k in range(max(span[r, 0], span[s, 0]), min(span[r, 1], span[s, 1])):
+                x += yr[k] * ys[k]
+            G[r, s] = x
+            G[s, r] = x
+
+
+@nb.njit(fastmath=FAST)
+def correction(Y, span, lam, dis, y):
+    """y <- D^-1/2 Y^T lam."""
+    for k in range(y.shape[0]):
+        y[k] = 0.0
+    for r in range(Y.shape[0]):
+        yr, x = Y[r], lam[r]
+        for k in range(span[r, 0], span[r, 1]):
+            y[k] += yr[k] * x
+    for k in range(y.shape[0]):
+        y[k] *= dis[k]
+
+
+@nb.njit
+def constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W):
+    """Constrained forward dynamics for the state loaded by ``load_q``; a return code.
+
+    S: the scratch of :func:`scratch`; out: qdd (nv), lam (m), phi (m), W (nc, 6) the wrenches.
+    The factors stay in S (M: U; work[4]: D; G: the Delassus matrix's Cholesky factor; Jst: the
+    rows; Y: ``D^-1/2 U^-1 J^T``), for a caller that needs them; work[3, 0] <- max |J a - gamma|.
+    """
+    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux = S
+    nv, m = M.shape[0], G.shape[0]
+    h = work[0, :nv]
+    rnea_state(B, qd, work[1, :nv], fext, opts, h)       # work[1] holds zeros (qdd = 0)
+    crba_state(B, M)
+    world_velocities(B, qd)
+    gamma = work[2, :m]
+    if not constraint_rows(B, K, TF, q, qd, Jst, gamma, phi, aux, Ja, Jb, T2, sm):
+        return DEGENERATE
+    for r in range(m):              # gamma = -Jdot v - 2 alpha J v - beta^2 phi
+        jv = 0.0
+        for k in range(nv):
+            jv += Jst[r, k] * qd[k]
+        gamma[r] = -gamma[r] - 2.0 * alpha * jv - beta * beta * phi[r]
+    if not (matrix_finite(M) and all_finite(h) and all_finite(gamma)):
+        return BAD_INPUT
+    D = work[4, :nv]
+    if not utdu(M, lam_dof, sub, D):
+        return SINGULAR
+    for k in range(nv):
+        qdd[k] = tau[k] - h[k]
+    solve_m(M, sub, D, qdd)                             # a0
+    for k in range(nv):
+        work[3, k] = 1.0 / math.sqrt(D[k])
+    delassus(M, lam_dof, Jst, work[3, :nv], Y, span, G)
+    for r in range(m):
+        x = gamma[r]
+        for k in range(nv):
+            x -= Jst[r, k] * qdd[k]
+        lam[r] = x
+    if not cholesky(G):
+        return SINGULAR
+    cholesky_solve(G, lam)
+    y = work[0, :nv]                # a = a0 + U^-T D^-1/2 Y^T lambda  (h is no longer needed)
+    correction(Y, span, lam, work[3, :nv], y)
+    solve_ut(M, sub, y)
+    for k in range(nv):
+        qdd[k] += y[k]
+    res = 0.0
+    for r in range(m):
+        x = -gamma[r]
+        for k in range(nv):
+            x += Jst[r, k] * qdd[k]
+        res = max(res, abs(x))
+    work[3, 0] = res
+    wrenches(K, aux, lam, W)
+    return OK if all_finite(qdd) and all_finite(lam) else BAD_INPUT
+
+
+@nb.njit
+def scratch(B, m, nc):
+    """The scratch of ``constrained_state``: views of one buffer, and the dof tree."""
+    nv = int(B[0, IV])
+    w = max(nv, m, 1)
+    sizes = (nv * nv, m * nv, m * nv, 6 * nv, 6 * nv, m * m, 5 * w, 32, 21, 6 * nc)
+    tot = 0
+    for x in sizes:
+        tot += x
+    buf = np.empty(tot)
+    o = 0
+    M = buf[o:o + nv * nv].reshape((nv, nv))
+    o += nv * nv
+    Jst = buf[o:o + m * nv].reshape((m, nv))
+    o += m * nv
+    Y = buf[o:o + m * nv].reshape((m, nv))
+    o += m * nv
+    Ja = buf[o:o + 6 * nv].reshape((6, nv))
+    o += 6 * nv
+    Jb = buf[o:o + 6 * nv].reshape((6, nv))
+    o += 6 * nv
+    G = buf[o:o + m * m].reshape((m, m))
+    o += m * m
+    work = buf[o:o + 5 * w].reshape((5, w))
+    work[1, :] = 0.0
+    o += 5 * w
+    T2 = buf[o:o + 32].reshape((2, 4, 4))
+    o += 32
+    sm = buf[o:o + 21]
+    o += 21
+    aux = buf[o:o + 6 * nc].reshape((nc, 6))
+    ints = np.empty(2 * nv + 2 * m, np.int64)
+    lam_dof, sub = ints[:nv], ints[nv:2 * nv]
+    dof_parents(B, lam_dof)
+    subtree_sizes(lam_dof, sub)
+    span = ints[2 * nv:2 * nv + 2 * m].reshape((m, 2))
+    return lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux
+
+
+@nb.njit
+def unconstrained_state(B, qd, tau, fext, opts, S, qdd):
+    """No constraint: a = M^-1 (tau - h) by the same factorisation."""
+    lam_dof, sub, M, work = S[0], S[1], S[3], S[9]
+    nv = M.shape[0]
+    h, D = work[0, :nv], work[4, :nv]
+    rnea_state(B, qd, work[1, :nv], fext, opts, h)
+    crba_state(B, M)
+    if not (matrix_finite(M) and all_finite(h)):
+        return BAD_INPUT
+    if not utdu(M, lam_dof, sub, D):
+        return SINGULAR
+    for k in range(nv):
+        qdd[k] = tau[k] - h[k]
+    solve_m(M, sub, D, qdd)
+    return OK if all_finite(qdd) else BAD_INPUT
+
+
+@nb.njit
+def one_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, info):
+    """One state with the scratch S; info[0] <- max |J a - gamma|. A return code."""
+    info[0] = 0.0
+    if not inputs_ok(B, q, qd, tau, fext, opts, qdd):
+        return BAD_INPUT
+    if lam.shape[0] == 0:
+        return unconstrained_state(B, qd, tau, fext, opts, S, qdd)
+    code = constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W)
+    info[0] = S[9][3, 0]
+    return code
+
+
+@nb.njit(I64(BUF, MAT, TEN.copy(ndim=4), VEC, VEC, VEC, MAT, I64, F64, F64, OUT1, OUT1, OUT1, OUT2, OUT1),
+         cache=True)
+def constrained_single(B, K, TF, q, qd, tau, fext, opts, alpha, beta, qdd, lam, phi, W, info):
+    """One state (in the table's work columns): qdd (nv), lam (m), phi (m), W (nc, 6) the
+    wrenches, info (1) the residual; a return code."""
+    if phi.shape[0] != lam.shape[0] or info.shape[0] < 1 or W.shape[0] != K.shape[0] or W.shape[1] != 6:
+        return BAD_INPUT
+    return one_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, scratch(B, lam.shape[0], K.shape[0]), qdd, lam,
+                     phi, W, info)
+
+
+@nb.njit
+def run_chunk(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, lo, hi):
+    Bc = B.copy()
+    S = scratch(Bc, LAM.shape[1], K.shape[0])
+    for k in range(lo, hi):
+        fk = Fext[k] if opts & HAS_FEXT else Fext[0]
+        codes[k] = one_state(Bc, K, TF, Q[k], QD[k], TAU[k], fk, opts, alpha, beta, S, QDD[k], LAM[k], PHI[k], WR[k],
+                             INFO[k])
+
+
+@nb.njit(I64(BUF, MAT, TEN.copy(ndim=4), MAT, MAT, MAT, TEN, I64, F64, F64, OUT2, OUT2, OUT2, OUT3, OUT2,
+             nb.int64[::1], I64), cache=True, parallel=True)
+def constrained_batch(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, nchunk):
+    """N states in ``nchunk`` parallel chunks, each on a private copy of the table; codes (N) per
+    state. Returns the number of states whose code is not OK."""
+    N, m = Q.shape[0], LAM.shape[1]
+    c = max(1, min(N, nchunk))
+    for ch in nb.prange(c):
+        run_chunk(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, ch * N // c,
+                  (ch + 1) * N // c)
+    bad = 0
+    for k in range(N):
+        if codes[k] != OK:
+            bad += 1
+    return bad
