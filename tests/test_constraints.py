@@ -280,6 +280,7 @@ def test_four_bar_simulation_stays_closed_for_10_s():
     loop = [Point("coupler_tip", "rocker_tip")]
     asm = assemble(model, np.array([0.5, -0.3, 1.8]), loop)
     r = ad.simulate_constrained(model, asm.q, np.array([2.0, 0.0, 0.0]), loop, t_final=10.0, dt=1e-2)
+    assert r.stats["route"] == "compiled"                    # the planar pin's z row is dropped (dependent)
     th2, th3, th4 = r.q[:, 0], r.q[:, 0] + r.q[:, 1], r.q[:, 2]
     gap = l1 * np.exp(1j * th2) + l2 * np.exp(1j * th3) - (l0 + l3 * np.exp(1j * th4))
     assert np.max(np.abs(gap)) < 1e-10                       # the closed-form coupler relation
@@ -309,3 +310,83 @@ def test_slider_crank_follows_its_closed_form():
     th, x = res.q[:, 0], res.q[:, 2]
     np.testing.assert_allclose(x, r_c * np.cos(th) + np.sqrt(l_c**2 - (r_c * np.sin(th)) ** 2), atol=1e-10)
     assert np.ptp(th) > 0.5                                    # it did turn
+
+
+# --- the compiled run against the readable one -----------------------------------------------------
+
+def _same_run(model, q0, v0, constraints, atol=1e-9, **kw):
+    c = ad.simulate_constrained(model, q0, v0, constraints, **kw)
+    r = ad.simulate_constrained(model, q0, v0, constraints, route="reference", **kw)
+    assert (c.stats["route"], r.stats["route"]) == ("compiled", "reference")
+    for name in ("t", "q", "v", "a", "tau", "constraint_forces", "drift"):
+        x, y = getattr(c, name), getattr(r, name)
+        assert x.shape == y.shape, name
+        scale = max(1.0, float(np.max(np.abs(y))))
+        assert np.max(np.abs(x - y)) <= atol * scale, f"{name}: {np.max(np.abs(x - y)):.3g} (scale {scale:.3g})"
+    return c
+
+
+@pytest.mark.parametrize("method", ["rk4", "semi-implicit"])
+@pytest.mark.parametrize("stab", [dict(), dict(baumgarte=(10.0, 10.0), projection=False),
+                                  dict(baumgarte=(5.0, 5.0))])
+def test_compiled_run_equals_reference_four_bar(method, stab):
+    model, _ = four_bar()
+    loop = [Point("coupler_tip", "rocker_tip")]
+    asm = assemble(model, np.array([0.5, -0.3, 1.8]), loop)
+    _same_run(model, asm.q, np.array([2.0, 0.0, 0.0]), loop, t_final=0.5, dt=1e-2, method=method, **stab)
+
+
+def test_compiled_run_equals_reference_with_torque_table_f_ext_and_sampling():
+    """A floating box held by a Weld to a pendulum link through a Hinge, torques as a table, an
+    external wrench, one sample every 3 steps."""
+    b = ModelBuilder("hinged", gravity=(0.0, 0.0, -G))
+    b.add_body("box", "world", "free", mass=2.0, inertia=np.diag([0.01, 0.02, 0.03]))
+    b.add_body("arm", "world", "revolute", joint_name="shoulder", axis=(0, 1, 0), mass=1.0, com=(0.25, 0, 0),
+               inertia=np.diag([1e-3, 0.02, 0.02]), damping=0.1)
+    b.add_frame("arm_tip", "arm", xyz=(0.5, 0, 0))
+    model = b.build()
+    q = ad.neutral(model)
+    q[model.q_slice("root_joint")][:3] = (0.5, 0.0, 0.0)
+    loop = [Hinge("box", "arm_tip", axis=(0, 1, 0))]
+    asm = assemble(model, q, loop)
+    n = 30
+    rng = np.random.default_rng(3)
+    tau = rng.normal(size=(n, model.nv))
+    f_ext = np.zeros((model.nb + 1, 6))
+    f_ext[model.body_id("box")] = (0.0, 0.1, 0.0, 1.0, 0.0, 2.0)
+    c = _same_run(model, asm.q, np.zeros(model.nv), loop, t_final=n * 5e-3, dt=5e-3, tau=tau, f_ext=f_ext,
+                  record_every=3)
+    assert c.t.size == n // 3 + 1 and c.constraint_forces.shape == (c.t.size, 5)
+    np.testing.assert_allclose(c.tau[:-1], tau[::3][:c.t.size - 1])
+
+
+def test_compiled_run_on_a_quadruped_standing_on_four_points():
+    """solo12-like: a random floating tree whose four leaf bodies are pinned (12 rows)."""
+    model = random_tree(11, nb=13, floating=True)
+    leaves = [model.body_names[i] for i in range(1, model.nb + 1) if i not in set(model.parent[1:])][:4]
+    q = ad.random_configuration(model, rng=1)
+    feet = [Point(f, at=q) for f in leaves]
+    _same_run(model, q, np.zeros(model.nv), feet, t_final=0.05, dt=1e-3, atol=1e-8)
+
+
+def test_simulate_takes_constraints():
+    model, (l1, l2, l3, l0) = four_bar()
+    loop = [Point("coupler_tip", "rocker_tip")]
+    asm = assemble(model, np.array([0.5, -0.3, 1.8]), loop)
+    r = ad.simulate(model, asm.q, np.array([2.0, 0.0, 0.0]), t_final=0.2, dt=1e-2, constraints=loop)
+    d = ad.simulate_constrained(model, asm.q, np.array([2.0, 0.0, 0.0]), loop, t_final=0.2, dt=1e-2)
+    np.testing.assert_array_equal(r.q, d.q)
+    assert r.method == "rk4" and r.constraint_forces.shape == (21, 3)
+    with pytest.raises(InputError, match="method"):
+        ad.simulate(model, asm.q, constraints=loop, method="implicit")
+    with pytest.raises(InputError, match="Holonomic"):
+        ad.simulate_constrained(model, asm.q, None, [Holonomic(lambda q: np.array([q[0] - q[2]]))], route="compiled")
+
+
+def test_compiled_run_with_a_holonomic_constraint_takes_the_reference_route():
+    model, _ = four_bar()
+    loop = [Point("coupler_tip", "rocker_tip"), Holonomic(lambda q: np.array([q[0] - 0.5]), name="crank fixed")]
+    asm = assemble(model, np.array([0.5, -0.3, 1.8]), loop)
+    r = ad.simulate_constrained(model, asm.q, None, loop, t_final=0.05, dt=1e-2)
+    assert r.stats["route"] == "reference"
+    np.testing.assert_allclose(r.q, np.broadcast_to(asm.q, r.q.shape), atol=1e-10)   # locked: no motion

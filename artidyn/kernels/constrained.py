@@ -393,40 +393,59 @@ def solve_m(U, sub, D, x):
 
 
 @nb.njit(fastmath=FAST)
-def cholesky(G):
-    """G <- its lower Cholesky factor in place; False when a pivot is below 1e-11 of the largest
-    diagonal entry (redundant or degenerate constraints)."""
+def cholesky(G, strict, dropped):
+    """G <- its lower Cholesky factor in place. A pivot below 1e-11 of the largest diagonal entry
+    (a redundant or degenerate row): ``strict``, return -1; otherwise drop the row (its multiplier
+    will be zero: dropped[j] = 1, a basic rather than least-norm solution) and go on. Returns the
+    number of rows dropped, or -1."""
     m = G.shape[0]
     top = 0.0
     for r in range(m):
         top = max(top, G[r, r])
     tol = 1e-11 * top
+    n = 0
     for j in range(m):
+        dropped[j] = 0
         d = G[j, j]
         for k in range(j):
             d -= G[j, k] * G[j, k]
         if not d > tol:
-            return False
-        d = math.sqrt(d)
+            if strict or not d - d == 0.0:
+                return -1
+            dropped[j] = 1
+            n += 1
+            for k in range(j):
+                G[j, k] = 0.0
+            for r in range(j + 1, m):
+                G[r, j] = 0.0
+            G[j, j] = 1.0
+            continue
+        d = np.sqrt(d)
         G[j, j] = d
         for r in range(j + 1, m):
             s = G[r, j]
             for k in range(j):
                 s -= G[r, k] * G[j, k]
             G[r, j] = s / d
-    return True
+    return n
 
 
 @nb.njit(fastmath=FAST)
-def cholesky_solve(G, x):
-    """x <- (G G^T)^-1 x with G the lower factor."""
+def cholesky_solve(G, dropped, x):
+    """x <- (G G^T)^-1 x with G the lower factor; dropped rows get zero."""
     m = G.shape[0]
     for r in range(m):
+        if dropped[r]:
+            x[r] = 0.0
+            continue
         s = x[r]
         for k in range(r):
             s -= G[r, k] * x[k]
         x[r] = s / G[r, r]
     for r in range(m - 1, -1, -1):
+        if dropped[r]:
+            x[r] = 0.0
+            continue
         s = x[r]
         for k in range(r + 1, m):
             s -= G[k, r] * x[k]
@@ -484,10 +503,12 @@ def correction(Y, span, lam, dis, y):
 
 
 @nb.njit
-def constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W):
+def constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, strict=True):
     """Constrained forward dynamics for the state loaded by ``load_q``; a return code.
 
     S: the scratch of :func:`scratch`; out: qdd (nv), lam (m), phi (m), W (nc, 6) the wrenches.
+    ``strict``: a singular Delassus matrix returns SINGULAR; otherwise its dependent rows are
+    dropped (zero multipliers, see :func:`cholesky`) and S's span[:, 2] marks them.
     The factors stay in S (M: U; work[4]: D; G: the Delassus matrix's Cholesky factor; Jst: the
     rows; Y: ``D^-1/2 U^-1 J^T``), for a caller that needs them; work[3, 0] <- max |J a - gamma|.
     """
@@ -521,9 +542,9 @@ def constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam
         for k in range(nv):
             x -= Jst[r, k] * qdd[k]
         lam[r] = x
-    if not cholesky(G):
+    if cholesky(G, strict, span[:, 2]) < 0:       # span[:, 2]: the rows dropped (strict: none)
         return SINGULAR
-    cholesky_solve(G, lam)
+    cholesky_solve(G, span[:, 2], lam)
     y = work[0, :nv]                # a = a0 + U^-T D^-1/2 Y^T lambda  (h is no longer needed)
     correction(Y, span, lam, work[3, :nv], y)
     solve_ut(M, sub, y)
@@ -571,11 +592,11 @@ def scratch(B, m, nc):
     sm = buf[o:o + 21]
     o += 21
     aux = buf[o:o + 6 * nc].reshape((nc, 6))
-    ints = np.empty(2 * nv + 2 * m, np.int64)
+    ints = np.empty(2 * nv + 3 * m, np.int64)
     lam_dof, sub = ints[:nv], ints[nv:2 * nv]
     dof_parents(B, lam_dof)
     subtree_sizes(lam_dof, sub)
-    span = ints[2 * nv:2 * nv + 2 * m].reshape((m, 2))
+    span = ints[2 * nv:2 * nv + 3 * m].reshape((m, 3))
     return lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux
 
 

@@ -10,8 +10,13 @@ projections, as in Featherstone, "Rigid Body Dynamics Algorithms", sec. 8.3)::
 
 Baumgarte stabilisation (``J a = -Jdot v - 2 alpha J v - beta^2 phi``) is available instead of,
 or with, the projection. The run records the constraint forces and the drift (the largest
-``|phi|`` and ``|J v|`` met before each projection). This route calls Python at every stage; the
-compiled engine (:mod:`artidyn.kernels.stepping`) does not take constraints yet.
+``|phi|`` and ``|J v|`` met before each projection).
+
+Two routes, held equal in the tests: the whole run compiled (:mod:`artidyn.kernels.constrained_sim`:
+Point, Weld, Hinge, Distance, Coupling; constant torques or one row per step; constant external
+wrenches), and this module's readable loop (any constraint, ``tau`` a Python function), which
+calls Python at every stage. ``route="auto"`` takes the compiled one when it applies, and the
+readable one for what it does not take, or when the compiled run meets redundant constraints.
 """
 import time
 
@@ -46,22 +51,65 @@ def project(model, q, v, constraints, tol=1e-12, max_iter=10):
 
 
 def simulate_constrained(model, q0, v0=None, constraints=(), tau=0.0, t_final=1.0, dt=1e-3, method="rk4",
-                         f_ext=None, baumgarte=None, projection=True, tol=1e-12):
+                         f_ext=None, baumgarte=None, projection=True, tol=1e-12, record_every=1, friction=True,
+                         route="auto"):
     """Simulate a model with bilateral constraints from ``(q0, v0)`` (assembled first).
 
-    ``tau``: a constant (nv,) or number, or a function ``tau(t, q, v)`` called at every stage;
-    ``method``: ``"rk4"`` or ``"semi-implicit"``; ``baumgarte=(alpha, beta)`` and/or
-    ``projection`` (default) keep the state on the constraint manifold.
+    ``tau``: a constant (nv,) or number, an array with one row per step (``ceil(t_final / dt)``
+    rows, held over the step), or a function ``tau(t, q, v)`` called at every stage (the readable
+    route); ``method``: ``"rk4"`` or ``"semi-implicit"``; ``baumgarte=(alpha, beta)`` and/or
+    ``projection`` (default) keep the state on the constraint manifold; ``record_every``: keep
+    one sample every k steps; ``route``: ``"auto"``, ``"compiled"`` (an error when it does not
+    apply) or ``"reference"``.
 
     Returns a :class:`SimulationResult` with ``constraint_forces`` (S, rows: the multipliers, in
     constraint order), ``drift`` (S, 2: max |phi| and max |J v| before each projection) and
-    ``stats``.
+    ``stats`` (``route`` says which ran).
     """
-    from .simulate import coordinate_names, time_grid
+    from .simulate import time_grid
 
     if method not in STEPPERS:
         raise InputError(f"simulate with constraints: method must be 'rk4' or 'semi-implicit', got {method!r}")
+    if route not in ("auto", "compiled", "reference"):
+        raise InputError(f"simulate with constraints: route must be 'auto', 'compiled' or 'reference', got {route!r}")
+    if not (isinstance(record_every, (int, np.integer)) and record_every >= 1):
+        raise InputError(f"simulate with constraints: record_every must be a positive integer, got {record_every!r}")
     constraints = _check(model, constraints)
+    why = _compiled_unfit(model, constraints, tau, f_ext, time_grid(t_final, dt).size - 1)
+    if route == "compiled" and why:
+        raise InputError(f"simulate with constraints: the compiled route does not take {why}")
+    if route != "reference" and not why:
+        out = _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection,
+                                 tol, record_every, friction)
+        if out is not None or route == "compiled":
+            if out is None:
+                raise SimulationError("simulate with constraints: the compiled route met redundant constraints "
+                                      "(a singular Delassus matrix); use route='reference'")
+            return out
+    return _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection,
+                               tol, record_every, friction)
+
+
+def _compiled_unfit(model, constraints, tau, f_ext, nsteps):
+    """Why the compiled route does not apply ("" when it does)."""
+    from ..constraints.compiled import compilable
+    from ..kernels.dispatch import kernels_enabled
+
+    if not kernels_enabled():
+        return "switched-off kernels"
+    if not compilable(constraints):
+        return "Holonomic constraints (a Python function)"
+    if callable(tau):
+        return "a Python function for tau"
+    if f_ext is not None and (callable(f_ext) or np.shape(f_ext) != (model.nb + 1, 6)):
+        return "external wrenches that change over time"
+    T = np.asarray(tau, dtype=float) if not callable(tau) else None
+    if T is not None and not (T.ndim == 0 or T.shape == (model.nv,) or T.shape == (nsteps, model.nv)):
+        return f"tau of shape {T.shape} (give a number, (nv,) or one row per step ({nsteps}, nv))"
+    return ""
+
+
+def _start(model, q0, v0, constraints, tol):
     Q, single = as_q(model, q0, "q0")
     V, single_v = as_batch(model, np.zeros(model.nv) if v0 is None else v0, "v0", "nv")
     if not (single and single_v):
@@ -70,14 +118,82 @@ def simulate_constrained(model, q0, v0=None, constraints=(), tau=0.0, t_final=1.
     if res0 > 1e-6:
         raise InputError(f"simulate with constraints: q0 cannot be assembled (|phi| = {res0:.3g} after "
                          f"Gauss-Newton); start closer to the constraint manifold (artidyn.assemble)")
+    return q, v
+
+
+def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection, tol,
+                       every, friction):
+    from ..constraints import compiled
+    from ..kernels import dispatch
+    from ..kernels.constrained_sim import NONFINITE, NOT_ASSEMBLED, OK, RK4, SEMI_IMPLICIT, SI_CODE, SI_SIZE, \
+        SI_STEP, SINGULAR, simulate_constrained_run
+    from .simulate import coordinate_names, time_grid
+
+    q, v = _start(model, q0, v0, constraints, tol)
+    q, v = np.array(q, dtype=float), np.array(v, dtype=float)       # the run moves them in place
+    P = compiled.packed(model, constraints)
+    t = time_grid(t_final, dt)
+    h, nsteps = t[1] - t[0], t.size - 1
+    T = np.asarray(tau, dtype=float)
+    tau_v = np.ascontiguousarray(np.broadcast_to(T, (1, model.nv)) if T.ndim <= 1 else
+                                 np.vstack([T, T[-1:]]))
+    F = dispatch._NO_F if f_ext is None else np.ascontiguousarray(f_ext, dtype=float)
+    opts = compiled.options(f_ext, friction)
+    alpha, beta = (0.0, 0.0) if baumgarte is None else (float(baumgarte[0]), float(baumgarte[1]))
+    ts = t[::every]
+    S = ts.size
+    out_q, out_v = np.zeros((S, model.nq)), np.zeros((S, model.nv))
+    out_a, out_tau = np.zeros((S, model.nv)), np.zeros((S, model.nv))
+    lam, drift = np.zeros((S, P.m)), np.zeros((S, 2))
+    si = np.zeros(SI_SIZE, dtype=np.int64)
+    start = time.perf_counter()
+    code = simulate_constrained_run(dispatch._table(model), P.K, P.TF, q, v, tau_v, F, opts, alpha, beta,
+                                    RK4 if method == "rk4" else SEMI_IMPLICIT, float(h), int(nsteps), int(every),
+                                    bool(projection), float(tol), 10, out_q, out_v, out_a, out_tau, lam, drift, si)
+    wall = time.perf_counter() - start
+    if code == SINGULAR:
+        return None
+    if code != OK:
+        k = int(si[SI_STEP])
+        what = {NONFINITE: "the state became non-finite", NOT_ASSEMBLED: "the projection onto the constraints "
+                "did not converge (|phi| > 1e-6 after 10 Gauss-Newton iterations)"}.get(
+            code, "the dynamics could not be evaluated (invalid state or a constraint without direction)")
+        raise SimulationError(f"simulate with constraints: {what} at t = {k * h:.6g} s (step {k}, dt = {h:.3g} s); "
+                              f"try a smaller dt")
+    kin, pot = kinetic_energy(model, out_q, out_v), potential_energy(model, out_q)
+    result = SimulationResult(ts, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,
+                              q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
+                              method=method, dt=h, wall_time=wall,
+                              stats={"accepted_steps": nsteps, "route": "compiled",
+                                     "max_drift_position": float(drift[:, 0].max()),
+                                     "max_drift_velocity": float(drift[:, 1].max())})
+    result.constraint_forces, result.drift = lam, drift
+    return result
+
+
+def _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection, tol,
+                        every, friction):
+    from .simulate import coordinate_names, time_grid
+
+    q, v = _start(model, q0, v0, constraints, tol)
     t = time_grid(t_final, dt)
     h = t[1] - t[0]
-    tau_of = tau if callable(tau) else (lambda s, qq, vv, c=np.broadcast_to(np.asarray(tau, float), (model.nv,)): c)
+    row = [0]   # the step being taken: a table of torques is held over it
+    if callable(tau):
+        tau_of = tau
+    else:
+        table = np.asarray(tau, dtype=float)
+        if table.ndim == 2:
+            tau_of = (lambda s, qq, vv: table[min(row[0], table.shape[0] - 1)])
+        else:
+            c = np.broadcast_to(table, (model.nv,))
+            tau_of = (lambda s, qq, vv: c)
     lams = []   # the multipliers of each stage of the current step
 
     def f(s, Qs, Vs):
         tq = np.asarray(tau_of(s, Qs[0], Vs[0]), dtype=float)
-        r = constrained_dynamics(model, Qs[0], Vs[0], tq, constraints, f_ext=f_ext, baumgarte=baumgarte)
+        r = constrained_dynamics(model, Qs[0], Vs[0], tq, constraints, method="kkt", f_ext=f_ext, baumgarte=baumgarte,
+                                 friction=friction)
         lams.append(r.lambdas)
         return r.a[None], tq[None]
 
@@ -91,6 +207,7 @@ def simulate_constrained(model, q0, v0=None, constraints=(), tau=0.0, t_final=1.
     for k in range(S):
         out_q[k], out_v[k] = q, v
         lams.clear()
+        row[0] = k
         if k == S - 1:
             a, tq = f(t[k], q[None], v[None])
             out_a[k], out_tau[k], lam[k] = a[0], tq[0], lams[0]
@@ -105,11 +222,14 @@ def simulate_constrained(model, q0, v0=None, constraints=(), tau=0.0, t_final=1.
         drift[k + 1] = float(np.max(np.abs(phi), initial=0.0)), float(np.max(np.abs(J @ v), initial=0.0))
         if projection:
             q, v, _ = project(model, q, v, constraints, tol)
+    wall = time.perf_counter() - start
+    t, out_q, out_v, out_a, out_tau, lam, drift = (x[::every] for x in (t, out_q, out_v, out_a, out_tau, lam, drift))
     kin, pot = kinetic_energy(model, out_q, out_v), potential_energy(model, out_q)
     result = SimulationResult(t, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,
                               q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
-                              method=method, dt=h, wall_time=time.perf_counter() - start,
-                              stats={"accepted_steps": S - 1, "max_drift_position": float(drift[:, 0].max()),
+                              method=method, dt=h, wall_time=wall,
+                              stats={"accepted_steps": S - 1, "route": "reference",
+                                     "max_drift_position": float(drift[:, 0].max()),
                                      "max_drift_velocity": float(drift[:, 1].max())})
     result.constraint_forces, result.drift = lam, drift
     return result

@@ -310,7 +310,8 @@ def _progress_bar(total, done, name):
 
 def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f_ext=None, controller=None,
              t_eval=None, record_every=1, rtol=1e-7, atol=1e-9, energy_tol=0.1, friction=True,
-             max_steps=50_000_000, progress=None, ivp_options=None, record=RECORD):
+             max_steps=50_000_000, progress=None, ivp_options=None, record=RECORD, constraints=None,
+             baumgarte=None, projection=True):
     """Simulate the model from ``(q0, v0)`` under torques, a controller and external wrenches.
 
     Parameters
@@ -363,6 +364,13 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
         ``"energy"`` (default all); the others are None in the result. Long rollouts of big
         robots: ``record=("q", "v")`` halves the memory (talos, 1000 runs x 2000 steps: 3.2 GB
         with everything).
+    constraints : list of constraints, optional
+        Bilateral constraints (:mod:`artidyn.constraints`: closed loops, welded feet, gears):
+        the run goes to :func:`~artidyn.sim.simulate_constrained` (one state; ``"rk4"`` (the
+        default for ``"auto"``) or ``"semi-implicit"``; no controller), compiled for Point, Weld,
+        Hinge, Distance and Coupling. ``baumgarte=(alpha, beta)`` and ``projection`` (mass-weighted,
+        after every step; default on) keep the state on the constraints. The result also holds
+        ``constraint_forces`` and ``drift``.
 
     Returns
     -------
@@ -379,6 +387,9 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
     """
     if method not in METHODS:
         raise InputError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if constraints is not None and len(constraints) > 0:
+        return _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, controller, t_eval,
+                                          record_every, friction, constraints, baumgarte, projection)
     Q, V, N, single = _states(model, q0, v0)
     if method == "auto":
         method = auto_method(model, Q[0], friction)
@@ -386,6 +397,26 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
         return _simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options)
     return _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every,
                      rtol, atol, energy_tol, friction, max_steps, progress, record=record)
+
+
+def _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, controller, t_eval, record_every,
+                               friction, constraints, baumgarte, projection):
+    from .constrained import simulate_constrained
+
+    if method == "auto":
+        method = "rk4"
+    if method not in ("rk4", "semi-implicit"):
+        raise InputError(f"simulate with constraints: method must be 'rk4' or 'semi-implicit' (or 'auto'), got "
+                         f"{method!r}")
+    if controller is not None or t_eval is not None:
+        raise InputError("simulate with constraints: controller= and t_eval= are not supported; give tau as a "
+                         "table or a function")
+    if dt is None:
+        Q, _, _, _ = _states(model, q0, v0)
+        dt = default_dt(model, Q[0], method)
+    return simulate_constrained(model, q0, v0, constraints, tau=tau, t_final=t_final, dt=dt, method=method,
+                                f_ext=f_ext, baumgarte=baumgarte, projection=projection, record_every=record_every,
+                                friction=friction)
 
 
 def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f_ext=None, controller=None,

@@ -1,0 +1,187 @@
+"""Compiled simulation under bilateral constraints: a whole run in one call.
+
+Mirrors :func:`artidyn.sim.constrained.simulate_constrained` (the readable reference route).
+Each stage evaluates the constrained dynamics of :mod:`.constrained` (the tree-sparse route,
+Baumgarte terms included); the step is semi-implicit Euler or RKMK4 in the chart at the step's
+start, as the engine of :mod:`.stepping`; after the step the state is projected back onto the
+constraint manifold, mass-weighted (Gauss-Newton in the metric of M, the closest state in
+kinetic energy; Featherstone, "Rigid Body Dynamics Algorithms", sec. 8.3)::
+
+    q <- q (+) (-M^-1 J^T (J M^-1 J^T)^-1 phi)       until max |phi| <= tol (at most ``maxit``)
+    v <- v - M^-1 J^T (J M^-1 J^T)^-1 J v
+
+with the factors of :func:`.constrained.delassus`. The drift (max |phi|, max |J v| after the step,
+before the projection) is recorded at every sample.
+"""
+import numba as nb
+import numpy as np
+
+from . import _cache  # noqa: F401
+from .constrained import (BAD_INPUT, DEGENERATE, OK, SINGULAR, cholesky, cholesky_solve, constrained_state,
+                          constraint_rows, correction, delassus, scratch, solve_ut, utdu, world_velocities)
+from .crba import crba_state
+from .manifold import dexp_inv_v, integrate_q
+from .pack import IQ, IV
+from .spatial import all_finite, load_q
+
+SEMI_IMPLICIT, RK4 = 0, 1
+NONFINITE, NOT_ASSEMBLED = 4, 5            # return codes beyond those of .constrained
+SI_STEP, SI_CODE, SI_SIZE = 0, 1, 2
+
+
+@nb.njit
+def dynamics(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W):
+    """a, lam, phi, W at (q, v, tau); a return code. Dependent constraint rows (a planar loop's
+    out-of-plane rows, a constraint given twice) are dropped: zero multipliers."""
+    if not (load_q(B, q) and all_finite(v)):
+        return BAD_INPUT
+    return constrained_state(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W, False)
+
+
+@nb.njit
+def factor_rows(B, K, TF, q, v, S, phi):
+    """The constraint rows at q and the factors of M and of the Delassus matrix (in S)."""
+    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux = S
+    nv = M.shape[0]
+    if not load_q(B, q):
+        return BAD_INPUT
+    crba_state(B, M)
+    world_velocities(B, v)
+    if not constraint_rows(B, K, TF, q, v, Jst, work[2, :G.shape[0]], phi, aux, Ja, Jb, T2, sm):
+        return DEGENERATE
+    D = work[4, :nv]
+    if not utdu(M, lam_dof, sub, D):
+        return SINGULAR
+    for k in range(nv):
+        work[3, k] = 1.0 / np.sqrt(D[k])
+    delassus(M, lam_dof, Jst, work[3, :nv], Y, span, G)
+    if cholesky(G, False, span[:, 2]) < 0:
+        return SINGULAR
+    return OK
+
+
+@nb.njit
+def minv_jt(S, x, out):
+    """out (nv) <- M^-1 J^T G^-1 x with the factors in S (x is overwritten by G^-1 x)."""
+    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux = S
+    cholesky_solve(G, span[:, 2], x)
+    correction(Y, span, x, work[3, :M.shape[0]], out)
+    solve_ut(M, sub, out)
+
+
+@nb.njit
+def project(B, K, TF, q, v, S, phi, tol, maxit, do_project, drift, tmp):
+    """Drift at (q, v) into drift (2); then, when ``do_project``, (q, v) moved onto the manifold.
+    tmp (3, max(nq, nv, m)) scratch. A return code (NOT_ASSEMBLED when |phi| stays above 1e-6)."""
+    Jst = S[4]
+    m, nq, nv = phi.shape[0], q.shape[0], v.shape[0]
+    for it in range(maxit + 1):
+        code = factor_rows(B, K, TF, q, v, S, phi)
+        if code != OK:
+            return code
+        res = 0.0
+        for r in range(m):
+            res = max(res, abs(phi[r]))
+        if it == 0:
+            jv = 0.0
+            for r in range(m):
+                x = 0.0
+                for k in range(nv):
+                    x += Jst[r, k] * v[k]
+                jv = max(jv, abs(x))
+            drift[0], drift[1] = res, jv
+            if not do_project:
+                return OK
+        if res <= tol or it == maxit:
+            break
+        x = tmp[0, :m]
+        for r in range(m):
+            x[r] = phi[r]
+        minv_jt(S, x, tmp[1, :nv])
+        for k in range(nv):
+            tmp[1, k] = -tmp[1, k]
+        integrate_q(B, q, tmp[1, :nv], 1.0, tmp[2, :nq])
+        for k in range(nq):
+            q[k] = tmp[2, k]
+    if res > 1e-6:
+        return NOT_ASSEMBLED
+    x = tmp[0, :m]                   # the factors at the final q: v <- v - M^-1 J^T G^-1 J v
+    for r in range(m):
+        s = 0.0
+        for k in range(nv):
+            s += Jst[r, k] * v[k]
+        x[r] = s
+    minv_jt(S, x, tmp[1, :nv])
+    for k in range(nv):
+        v[k] -= tmp[1, k]
+    return OK
+
+
+@nb.njit(cache=True)
+def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, method, h, nsteps, every, do_project,
+                             tol, maxit, q_out, v_out, a_out, tau_out, lam_out, drift_out, si):
+    """A run of ``nsteps`` steps from (q, v), modified in place; samples every ``every`` steps
+    (``q_out`` ... with ``nsteps // every + 1`` rows). ``tau_v`` (1 or nsteps + 1, nv): constant, or
+    one row per step (held). si[SI_STEP] <- steps taken, si[SI_CODE] <- the return code."""
+    nq, nv, m = int(B[0, IQ]), int(B[0, IV]), lam_out.shape[1]
+    S = scratch(B, m, K.shape[0])
+    n = max(nq, nv, m, 1)
+    Wk = np.zeros((2 * 4 + 6, n))          # rows 0-3: stage rates KX, 4-7: KV; 8: xi, 9: stage v, 10: stage q
+    lam, phi, wr = np.zeros(m), np.zeros(m), np.zeros((K.shape[0], 6))
+    lam_s = np.zeros(m)
+    tmp = np.zeros((3, n))
+    drift = np.zeros(2)
+    j = 0
+    for k in range(nsteps + 1):
+        tau = tau_v[k if tau_v.shape[0] > 1 else 0]
+        code = dynamics(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, Wk[4, :nv], lam, phi, wr)
+        if code != OK:
+            si[SI_STEP], si[SI_CODE] = k, code
+            return code
+        if k % every == 0:
+            for c in range(nq):
+                q_out[j, c] = q[c]
+            for c in range(nv):
+                v_out[j, c] = v[c]
+                a_out[j, c] = Wk[4, c]
+                tau_out[j, c] = tau[c]
+            for r in range(m):
+                lam_out[j, r] = lam[r]
+            drift_out[j, 0], drift_out[j, 1] = drift[0], drift[1]
+            j += 1
+        if k == nsteps:
+            break
+        if method == SEMI_IMPLICIT:
+            for c in range(nv):
+                v[c] += h * Wk[4, c]
+            integrate_q(B, q, v, h, Wk[10, :nq])
+        else:   # RKMK4 in the chart at q (as stepping.fixed_step)
+            for c in range(nv):
+                Wk[0, c] = v[c]
+            for s in range(1, 4):
+                f = 0.5 if s < 3 else 1.0
+                for c in range(nv):
+                    Wk[8, c] = f * h * Wk[s - 1, c]
+                    Wk[9, c] = v[c] + f * h * Wk[4 + s - 1, c]
+                integrate_q(B, q, Wk[8, :nv], 1.0, Wk[10, :nq])
+                code = dynamics(B, K, TF, Wk[10, :nq], Wk[9, :nv], tau, fext, opts, alpha, beta, S, Wk[4 + s, :nv],
+                                lam_s, phi, wr)
+                if code != OK:
+                    si[SI_STEP], si[SI_CODE] = k, code
+                    return code
+                dexp_inv_v(B, Wk[8, :nv], Wk[9, :nv], Wk[s, :nv])
+            for c in range(nv):
+                Wk[8, c] = h / 6.0 * (Wk[0, c] + 2.0 * Wk[1, c] + 2.0 * Wk[2, c] + Wk[3, c])
+                v[c] += h / 6.0 * (Wk[4, c] + 2.0 * Wk[5, c] + 2.0 * Wk[6, c] + Wk[7, c])
+            integrate_q(B, q, Wk[8, :nv], 1.0, Wk[10, :nq])
+        for c in range(nq):
+            q[c] = Wk[10, c]
+        if not (all_finite(q) and all_finite(v)):
+            si[SI_STEP], si[SI_CODE] = k + 1, NONFINITE
+            return NONFINITE
+        code = project(B, K, TF, q, v, S, phi, tol, maxit, do_project, drift, tmp)
+        if code != OK:
+            si[SI_STEP], si[SI_CODE] = k + 1, code
+            return code
+    si[SI_STEP], si[SI_CODE] = nsteps, OK
+    return OK
