@@ -25,6 +25,21 @@ pinocchio loop      a Python loop of the pinocchio call over the N states (pinoc
                     constrained dynamics), per state
 ==================  ==============================================================================
 
+Then whole simulations, 1 s at dt = 1 ms (1000 steps), semi-implicit Euler: the robot stands on
+its held feet in the first random configuration, from rest, under the constant torques that hold
+it there (``constrained_inverse_dynamics`` at rest, least norm). Such a posture is an unstable
+equilibrium: pushed by 0.1 rad/s, solo12 collapses within a second (500 rad/s, and the projection
+fails to converge at dt = 1 ms, as it should say); from rest, rounding errors grow but stay small
+in 1 s, and every step still costs a full constrained dynamics and projection:
+
+==================  ==============================================================================
+artidyn simulate    ``artidyn.simulate(model, q, v, t_final=1, dt=1e-3, method="semi-implicit",
+                    constraints=..., friction=False)``: compiled, projection onto the constraints
+                    after every step (default), and with ``projection=False, baumgarte=(10, 10)``
+pinocchio loop      ``v += dt * pin.constraintDynamics(...); q = pin.integrate(pm, q, dt * v)`` in
+                    Python, Baumgarte gains Kp = 100, Kd = 20 (the same correction), no projection
+==================  ==============================================================================
+
 Both evaluate M(q), the bias forces, the constraint Jacobians and ``Jdot v`` at every call (no
 reuse between calls). Times are the best of several rounds (µs). The sanity column is the max
 difference of the accelerations and of the contact forces between the two (random states; the
@@ -61,12 +76,26 @@ def setup(stem):
     return model, pm, pin
 
 
-def pin_problem(pm, pin, kind, frames):
+def pin_problem(pm, pin, kind, frames, anchor_q=None, gains=(0.0, 0.0)):
+    """pinocchio's constraint models; with ``anchor_q``, each held to its world placement there
+    (joint2 = the universe at that placement: what Baumgarte's position term pulls back to)."""
     ctype = pin.ContactType.CONTACT_6D if kind == "6D" else pin.ContactType.CONTACT_3D
     cms = pin.StdVec_RigidConstraintModel()
+    if anchor_q is not None:
+        d = pm.createData()
+        pin.framesForwardKinematics(pm, d, anchor_q)
     for f in frames:
-        F = pm.frames[pm.getFrameId(f)]
-        cms.append(pin.RigidConstraintModel(ctype, pm, F.parentJoint, F.placement, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED))
+        fid = pm.getFrameId(f)
+        F = pm.frames[fid]
+        if anchor_q is None:
+            cm = pin.RigidConstraintModel(ctype, pm, F.parentJoint, F.placement, pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
+        else:
+            cm = pin.RigidConstraintModel(ctype, pm, F.parentJoint, F.placement, 0, d.oMf[fid],
+                                          pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
+        bp = cm.m_baumgarte_parameters
+        bp.Kp, bp.Kd = gains
+        cm.m_baumgarte_parameters = bp
+        cms.append(cm)
     cds = pin.StdVec_RigidConstraintData()
     for cm in cms:
         cds.append(cm.createData())
@@ -120,8 +149,34 @@ def measure(stem, n_batch, rounds):
 
     t_ours, t_pin = best_times([ours, theirs], 0.05, rounds)
     t_b, t_l = best_times([ours_batch, theirs_loop], 0.1, max(2, rounds // 2))
+    sim = simulation(model, pm, pin, kind, frames, cons, Q[0], pQ[0])
     return (f"{stem}, {label}", model.nv, sum(c.rows for c in cons), t_ours * 1e6, t_pin * 1e6,
-            t_b / n_batch * 1e6, t_l / n_batch * 1e6, max(err_a, err_f))
+            t_b / n_batch * 1e6, t_l / n_batch * 1e6, max(err_a, err_f)), sim
+
+
+def simulation(model, pm, pin, kind, frames, cons, q, pq, steps=1000, dt=1e-3):
+    """Seconds for 1 s of simulation: artidyn (projection), artidyn (Baumgarte), pinocchio loop."""
+    from pin_utils import from_pin_q, to_pin_v
+
+    v = np.zeros(model.nv)
+    tau = ad.constrained_inverse_dynamics(model, q, np.zeros(model.nv), np.zeros(model.nv), cons, friction=False).tau
+    kw = dict(t_final=steps * dt, dt=dt, method="semi-implicit", constraints=cons, friction=False, tau=tau)
+    ad.simulate(model, q, v, **kw)
+    t0 = time.perf_counter()
+    r1 = ad.simulate(model, q, v, **kw)
+    t1 = time.perf_counter()
+    r2 = ad.simulate(model, q, v, projection=False, baumgarte=(10.0, 10.0), **kw)
+    t2 = time.perf_counter()
+    data, cms, cds, prox = pin_problem(pm, pin, kind, frames, anchor_q=pq, gains=(100.0, 20.0))
+    qp, vp, tau = pq.copy(), to_pin_v(model, pm, v), to_pin_v(model, pm, tau)
+    t3 = time.perf_counter()
+    for _ in range(steps):
+        a = pin.constraintDynamics(pm, data, qp, vp, tau, cms, cds, prox)
+        vp = vp + dt * a
+        qp = pin.integrate(pm, qp, dt * vp)
+    t4 = time.perf_counter()
+    diff = float(np.max(np.abs(from_pin_q(model, pm, qp)[7:] - r2.q[-1][7:])))
+    return t1 - t0, t2 - t1, t4 - t3, r1.stats["max_drift_position"], r2.stats["max_drift_position"], diff
 
 
 def main():
@@ -136,9 +191,17 @@ def main():
     print("| problem | nv | rows | artidyn single | pinocchio single | single ratio | artidyn batch/state "
           "| pinocchio loop/state | batch ratio | max rel. diff |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for name, nv, m, t1, p1, tb, pl, err in rows:
+    for (name, nv, m, t1, p1, tb, pl, err), _ in rows:
         print(f"| {name} | {nv} | {m} | {t1:.2f} | {p1:.2f} | {t1 / p1:.2f} | {tb:.2f} | {pl:.2f} | {tb / pl:.2f} "
               f"| {err:.1e} |")
+    print("\n1 s of simulation at dt = 1 ms, semi-implicit; ms; drift = max |phi| before projection / with "
+          "Baumgarte alone; last column: max |q_artidyn - q_pinocchio| over the joints (Baumgarte runs)\n")
+    print("| problem | artidyn (projection) | artidyn (Baumgarte) | pinocchio loop (Baumgarte) | ratio (Baumgarte) "
+          "| drift (projection) | drift (Baumgarte) | joints apart |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (name, *_), (a1, a2, p, d1, d2, diff) in rows:
+        print(f"| {name} | {a1 * 1e3:.1f} | {a2 * 1e3:.1f} | {p * 1e3:.1f} | {a2 / p:.2f} | {d1:.1e} | {d2:.1e} "
+              f"| {diff:.1e} |")
     print(f"\n({time.perf_counter() - t0:.0f} s)")
 
 

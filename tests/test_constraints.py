@@ -318,8 +318,10 @@ def _same_run(model, q0, v0, constraints, atol=1e-9, **kw):
     c = ad.simulate_constrained(model, q0, v0, constraints, **kw)
     r = ad.simulate_constrained(model, q0, v0, constraints, route="reference", **kw)
     assert (c.stats["route"], r.stats["route"]) == ("compiled", "reference")
-    for name in ("t", "q", "v", "a", "tau", "constraint_forces", "drift"):
-        x, y = getattr(c, name), getattr(r, name)
+    for name in ("t", "q", "v", "a", "tau", "constraint_forces", "drift", "energy.kinetic", "energy.potential"):
+        x, y = c, r
+        for part in name.split("."):
+            x, y = getattr(x, part), getattr(y, part)
         assert x.shape == y.shape, name
         scale = max(1.0, float(np.max(np.abs(y))))
         assert np.max(np.abs(x - y)) <= atol * scale, f"{name}: {np.max(np.abs(x - y)):.3g} (scale {scale:.3g})"

@@ -32,6 +32,7 @@ import numba as nb
 import numpy as np
 
 from .crba import crba_state, matrix_finite
+from .energy import energy_after_dynamics
 from .kinematics import frame_state, jacobian_state
 from .pack import A, IV, JTYPE, NVJ, P0, PARENT, R0, U, V
 from .rnea import rnea_state
@@ -503,21 +504,42 @@ def correction(Y, span, lam, dis, y):
 
 
 @nb.njit
-def constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, strict=True):
-    """Constrained forward dynamics for the state loaded by ``load_q``; a return code.
+def factor_state(B, K, TF, q, qd, S, phi, strict):
+    """The factors at the configuration loaded by ``load_q``: M = U D U^T (U in S.M, D in
+    work[4], D^-1/2 in work[3]), the rows J (S.Jst), their ``Jdot v`` (work[2]) and phi, Y and the
+    Cholesky factor of the Delassus matrix (S.G; ``strict``: see :func:`constrained_state`)."""
+    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux = S
+    nv, m = M.shape[0], G.shape[0]
+    crba_state(B, M)
+    world_velocities(B, qd)
+    if not constraint_rows(B, K, TF, q, qd, Jst, work[2, :m], phi, aux, Ja, Jb, T2, sm):
+        return DEGENERATE
+    if not matrix_finite(M):
+        return BAD_INPUT
+    D = work[4, :nv]
+    if not utdu(M, lam_dof, sub, D):
+        return SINGULAR
+    for k in range(nv):
+        work[3, k] = 1.0 / math.sqrt(D[k])
+    delassus(M, lam_dof, Jst, work[3, :nv], Y, span, G)
+    if cholesky(G, strict, span[:, 2]) < 0:       # span[:, 2]: the rows dropped (strict: none)
+        return SINGULAR
+    return OK
 
-    S: the scratch of :func:`scratch`; out: qdd (nv), lam (m), phi (m), W (nc, 6) the wrenches.
-    ``strict``: a singular Delassus matrix returns SINGULAR; otherwise its dependent rows are
-    dropped (zero multipliers, see :func:`cholesky`) and S's span[:, 2] marks them.
-    The factors stay in S (M: U; work[4]: D; G: the Delassus matrix's Cholesky factor; Jst: the
-    rows; Y: ``D^-1/2 U^-1 J^T``), for a caller that needs them; work[3, 0] <- max |J a - gamma|.
-    """
+
+@nb.njit
+def solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy):
+    """The constrained accelerations at (q, qd) with the factors of :func:`factor_state` at q
+    (any qd): RNEA for h (and, unless energy is None, the kinetic and potential energy read off
+    that pass into energy[0:2]), the rows' ``Jdot v`` for this qd, then a0, lambda and a. work[5, 0] <-
+    max |J a - gamma|."""
     lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux = S
     nv, m = M.shape[0], G.shape[0]
     h = work[0, :nv]
     rnea_state(B, qd, work[1, :nv], fext, opts, h)       # work[1] holds zeros (qdd = 0)
-    crba_state(B, M)
-    world_velocities(B, qd)
+    if energy is not None:
+        energy[0], energy[1] = energy_after_dynamics(B, qd)
+    world_velocities(B, qd)       # the rows again, for this qd's Jdot v (J and phi are unchanged)
     gamma = work[2, :m]
     if not constraint_rows(B, K, TF, q, qd, Jst, gamma, phi, aux, Ja, Jb, T2, sm):
         return DEGENERATE
@@ -526,24 +548,16 @@ def constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam
         for k in range(nv):
             jv += Jst[r, k] * qd[k]
         gamma[r] = -gamma[r] - 2.0 * alpha * jv - beta * beta * phi[r]
-    if not (matrix_finite(M) and all_finite(h) and all_finite(gamma)):
+    if not (all_finite(h) and all_finite(gamma)):
         return BAD_INPUT
-    D = work[4, :nv]
-    if not utdu(M, lam_dof, sub, D):
-        return SINGULAR
     for k in range(nv):
         qdd[k] = tau[k] - h[k]
-    solve_m(M, sub, D, qdd)                             # a0
-    for k in range(nv):
-        work[3, k] = 1.0 / math.sqrt(D[k])
-    delassus(M, lam_dof, Jst, work[3, :nv], Y, span, G)
+    solve_m(M, sub, work[4, :nv], qdd)                  # a0
     for r in range(m):
         x = gamma[r]
         for k in range(nv):
             x -= Jst[r, k] * qdd[k]
         lam[r] = x
-    if cholesky(G, strict, span[:, 2]) < 0:       # span[:, 2]: the rows dropped (strict: none)
-        return SINGULAR
     cholesky_solve(G, span[:, 2], lam)
     y = work[0, :nv]                # a = a0 + U^-T D^-1/2 Y^T lambda  (h is no longer needed)
     correction(Y, span, lam, work[3, :nv], y)
@@ -556,9 +570,26 @@ def constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam
         for k in range(nv):
             x += Jst[r, k] * qdd[k]
         res = max(res, abs(x))
-    work[3, 0] = res
+    work[5, 0] = res
     wrenches(K, aux, lam, W)
     return OK if all_finite(qdd) and all_finite(lam) else BAD_INPUT
+
+
+@nb.njit
+def constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, strict=True,
+                      energy=None):
+    """Constrained forward dynamics for the state loaded by ``load_q``; a return code.
+
+    S: the scratch of :func:`scratch`; out: qdd (nv), lam (m), phi (m), W (nc, 6) the wrenches.
+    ``strict``: a singular Delassus matrix returns SINGULAR; otherwise its dependent rows are
+    dropped (zero multipliers, see :func:`cholesky`) and S's span[:, 2] marks them.
+    The factors stay in S (:func:`factor_state`), for a caller that needs them; work[5, 0] <-
+    max |J a - gamma|.
+    """
+    code = factor_state(B, K, TF, q, qd, S, phi, strict)
+    if code != OK:
+        return code
+    return solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy)
 
 
 @nb.njit
@@ -566,7 +597,7 @@ def scratch(B, m, nc):
     """The scratch of ``constrained_state``: views of one buffer, and the dof tree."""
     nv = int(B[0, IV])
     w = max(nv, m, 1)
-    sizes = (nv * nv, m * nv, m * nv, 6 * nv, 6 * nv, m * m, 5 * w, 32, 21, 6 * nc)
+    sizes = (nv * nv, m * nv, m * nv, 6 * nv, 6 * nv, m * m, 6 * w, 32, 21, 6 * nc)
     tot = 0
     for x in sizes:
         tot += x
@@ -584,9 +615,9 @@ def scratch(B, m, nc):
     o += 6 * nv
     G = buf[o:o + m * m].reshape((m, m))
     o += m * m
-    work = buf[o:o + 5 * w].reshape((5, w))
+    work = buf[o:o + 6 * w].reshape((6, w))
     work[1, :] = 0.0
-    o += 5 * w
+    o += 6 * w
     T2 = buf[o:o + 32].reshape((2, 4, 4))
     o += 32
     sm = buf[o:o + 21]
@@ -627,7 +658,7 @@ def one_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W
     if lam.shape[0] == 0:
         return unconstrained_state(B, qd, tau, fext, opts, S, qdd)
     code = constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W)
-    info[0] = S[9][3, 0]
+    info[0] = S[9][5, 0]
     return code
 
 

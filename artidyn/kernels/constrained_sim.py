@@ -17,46 +17,45 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401
-from .constrained import (BAD_INPUT, DEGENERATE, OK, SINGULAR, cholesky, cholesky_solve, constrained_state,
-                          constraint_rows, correction, delassus, scratch, solve_ut, utdu, world_velocities)
-from .crba import crba_state
+from .constrained import (BAD_INPUT, DEGENERATE, OK, SINGULAR, cholesky_solve, constrained_state, constraint_rows,
+                          correction, factor_state, scratch, solve_state, solve_ut, world_velocities)
+from .crba import world_twists
+from .kinematics import placements_state
 from .manifold import dexp_inv_v, integrate_q
 from .pack import IQ, IV
 from .spatial import all_finite, load_q
 
 SEMI_IMPLICIT, RK4 = 0, 1
 NONFINITE, NOT_ASSEMBLED = 4, 5            # return codes beyond those of .constrained
+CODES = (OK, BAD_INPUT, SINGULAR, DEGENERATE)
 SI_STEP, SI_CODE, SI_SIZE = 0, 1, 2
 
 
 @nb.njit
-def dynamics(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W):
-    """a, lam, phi, W at (q, v, tau); a return code. Dependent constraint rows (a planar loop's
-    out-of-plane rows, a constraint given twice) are dropped: zero multipliers."""
+def dynamics(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W, energy, factored):
+    """a, lam, phi, W at (q, v, tau) (energy: the kinetic and potential energy, or None); with
+    ``factored``, S already holds the factors at q (:func:`project` leaves them). A return code.
+    Dependent constraint rows (a planar loop's out-of-plane rows, a constraint given twice) are
+    dropped: zero multipliers."""
     if not (load_q(B, q) and all_finite(v)):
         return BAD_INPUT
-    return constrained_state(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W, False)
+    if factored:
+        return solve_state(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W, energy)
+    return constrained_state(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W, False, energy)
 
 
 @nb.njit
-def factor_rows(B, K, TF, q, v, S, phi):
-    """The constraint rows at q and the factors of M and of the Delassus matrix (in S)."""
-    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux = S
-    nv = M.shape[0]
+def rows_state(B, K, TF, q, v, S, phi):
+    """Only the rows J, Jdot v and phi at (q, v) (no mass matrix): for the drift."""
+    Jst, Ja, Jb, work, T2, sm, aux = S[4], S[6], S[7], S[9], S[10], S[11], S[12]
     if not load_q(B, q):
         return BAD_INPUT
-    crba_state(B, M)
+    placements_state(B, B.shape[0] - 1)
+    for i in range(1, B.shape[0]):
+        world_twists(B, i)
     world_velocities(B, v)
-    if not constraint_rows(B, K, TF, q, v, Jst, work[2, :G.shape[0]], phi, aux, Ja, Jb, T2, sm):
+    if not constraint_rows(B, K, TF, q, v, Jst, work[2, :phi.shape[0]], phi, aux, Ja, Jb, T2, sm):
         return DEGENERATE
-    D = work[4, :nv]
-    if not utdu(M, lam_dof, sub, D):
-        return SINGULAR
-    for k in range(nv):
-        work[3, k] = 1.0 / np.sqrt(D[k])
-    delassus(M, lam_dof, Jst, work[3, :nv], Y, span, G)
-    if cholesky(G, False, span[:, 2]) < 0:
-        return SINGULAR
     return OK
 
 
@@ -70,31 +69,45 @@ def minv_jt(S, x, out):
 
 
 @nb.njit
+def max_jv(Jst, v):
+    out = 0.0
+    for r in range(Jst.shape[0]):
+        x = 0.0
+        for k in range(v.shape[0]):
+            x += Jst[r, k] * v[k]
+        out = max(out, abs(x))
+    return out
+
+
+@nb.njit
 def project(B, K, TF, q, v, S, phi, tol, maxit, do_project, drift, tmp):
-    """Drift at (q, v) into drift (2); then, when ``do_project``, (q, v) moved onto the manifold.
-    tmp (3, max(nq, nv, m)) scratch. A return code (NOT_ASSEMBLED when |phi| stays above 1e-6)."""
+    """Drift at (q, v) into drift (2); then, when ``do_project``, (q, v) moved onto the manifold,
+    leaving the factors at the final q in S. tmp (3, max(nq, nv, m)) scratch. A return code
+    (NOT_ASSEMBLED when |phi| stays above 1e-6)."""
     Jst = S[4]
     m, nq, nv = phi.shape[0], q.shape[0], v.shape[0]
+    if not do_project:
+        code = rows_state(B, K, TF, q, v, S, phi)
+        res = 0.0
+        for r in range(m):
+            res = max(res, abs(phi[r]))
+        drift[0], drift[1] = res, max_jv(Jst, v)
+        return code
+    res = 0.0
     for it in range(maxit + 1):
-        code = factor_rows(B, K, TF, q, v, S, phi)
+        if not load_q(B, q):
+            return BAD_INPUT
+        code = factor_state(B, K, TF, q, v, S, phi, False)
         if code != OK:
             return code
         res = 0.0
         for r in range(m):
             res = max(res, abs(phi[r]))
         if it == 0:
-            jv = 0.0
-            for r in range(m):
-                x = 0.0
-                for k in range(nv):
-                    x += Jst[r, k] * v[k]
-                jv = max(jv, abs(x))
-            drift[0], drift[1] = res, jv
-            if not do_project:
-                return OK
+            drift[0], drift[1] = res, max_jv(Jst, v)
         if res <= tol or it == maxit:
             break
-        x = tmp[0, :m]
+        x = tmp[0, :m]                 # Gauss-Newton in the metric of M: dq = -M^-1 J^T G^-1 phi
         for r in range(m):
             x[r] = phi[r]
         minv_jt(S, x, tmp[1, :nv])
@@ -119,10 +132,12 @@ def project(B, K, TF, q, v, S, phi, tol, maxit, do_project, drift, tmp):
 
 @nb.njit(cache=True)
 def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, method, h, nsteps, every, do_project,
-                             tol, maxit, q_out, v_out, a_out, tau_out, lam_out, drift_out, si):
+                             tol, maxit, q_out, v_out, a_out, tau_out, lam_out, drift_out, e_out, si):
     """A run of ``nsteps`` steps from (q, v), modified in place; samples every ``every`` steps
     (``q_out`` ... with ``nsteps // every + 1`` rows). ``tau_v`` (1 or nsteps + 1, nv): constant, or
-    one row per step (held). si[SI_STEP] <- steps taken, si[SI_CODE] <- the return code."""
+    one row per step (held). e_out (S, 2): kinetic and potential energy of each sample. The
+    initial state is first assembled (projected, up to 50 iterations). si[SI_STEP] <- steps
+    taken, si[SI_CODE] <- the return code."""
     nq, nv, m = int(B[0, IQ]), int(B[0, IV]), lam_out.shape[1]
     S = scratch(B, m, K.shape[0])
     n = max(nq, nv, m, 1)
@@ -131,10 +146,17 @@ def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, met
     lam_s = np.zeros(m)
     tmp = np.zeros((3, n))
     drift = np.zeros(2)
+    energy = np.zeros(2)
+    code = project(B, K, TF, q, v, S, phi, tol, 50, True, drift, tmp)    # the initial state, assembled
+    drift[0] = drift[1] = 0.0
+    if code != OK:
+        si[SI_STEP], si[SI_CODE] = 0, code
+        return code
+    factored = True
     j = 0
     for k in range(nsteps + 1):
         tau = tau_v[k if tau_v.shape[0] > 1 else 0]
-        code = dynamics(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, Wk[4, :nv], lam, phi, wr)
+        code = dynamics(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, Wk[4, :nv], lam, phi, wr, energy, factored)
         if code != OK:
             si[SI_STEP], si[SI_CODE] = k, code
             return code
@@ -148,6 +170,7 @@ def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, met
             for r in range(m):
                 lam_out[j, r] = lam[r]
             drift_out[j, 0], drift_out[j, 1] = drift[0], drift[1]
+            e_out[j, 0], e_out[j, 1] = energy[0], energy[1]
             j += 1
         if k == nsteps:
             break
@@ -165,7 +188,7 @@ def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, met
                     Wk[9, c] = v[c] + f * h * Wk[4 + s - 1, c]
                 integrate_q(B, q, Wk[8, :nv], 1.0, Wk[10, :nq])
                 code = dynamics(B, K, TF, Wk[10, :nq], Wk[9, :nv], tau, fext, opts, alpha, beta, S, Wk[4 + s, :nv],
-                                lam_s, phi, wr)
+                                lam_s, phi, wr, None, False)
                 if code != OK:
                     si[SI_STEP], si[SI_CODE] = k, code
                     return code
@@ -180,6 +203,7 @@ def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, met
             si[SI_STEP], si[SI_CODE] = k + 1, NONFINITE
             return NONFINITE
         code = project(B, K, TF, q, v, S, phi, tol, maxit, do_project, drift, tmp)
+        factored = do_project     # the projection leaves the factors at the new q
         if code != OK:
             si[SI_STEP], si[SI_CODE] = k + 1, code
             return code

@@ -16,7 +16,9 @@ Two routes, held equal in the tests: the whole run compiled (:mod:`artidyn.kerne
 Point, Weld, Hinge, Distance, Coupling; constant torques or one row per step; constant external
 wrenches), and this module's readable loop (any constraint, ``tau`` a Python function), which
 calls Python at every stage. ``route="auto"`` takes the compiled one when it applies, and the
-readable one for what it does not take, or when the compiled run meets redundant constraints.
+readable one for what it does not take. Dependent (redundant) constraint rows: the compiled run
+drops them (zero multipliers), the readable one keeps the least-norm multipliers; the motion
+is the same.
 """
 import time
 
@@ -36,17 +38,21 @@ STEPPERS = {"rk4": rk4_step, "semi-implicit": semi_implicit_step}
 def project(model, q, v, constraints, tol=1e-12, max_iter=10):
     """``(q, v, residual)``: the state moved onto ``phi = 0`` and ``J v = 0``, mass-weighted."""
     res = np.inf
-    for _ in range(max_iter):
-        phi, J, _ = constraint_terms(model, q, v, constraints)
-        res = float(np.max(np.abs(phi), initial=0.0))
-        if res <= tol:
-            break
-        Minv_Jt = np.linalg.solve(crba(model, q), J.T)
-        q = integrate(model, q, -Minv_Jt @ np.linalg.lstsq(J @ Minv_Jt, phi, rcond=1e-12)[0])
-    _, J, _ = constraint_terms(model, q, v, constraints)
-    if J.shape[0]:
-        Minv_Jt = np.linalg.solve(crba(model, q), J.T)
-        v = v - Minv_Jt @ np.linalg.lstsq(J @ Minv_Jt, J @ v, rcond=1e-12)[0]
+    try:
+        for _ in range(max_iter):
+            phi, J, _ = constraint_terms(model, q, v, constraints)
+            res = float(np.max(np.abs(phi), initial=0.0))
+            if res <= tol:
+                break
+            Minv_Jt = np.linalg.solve(crba(model, q), J.T)
+            q = integrate(model, q, -Minv_Jt @ np.linalg.lstsq(J @ Minv_Jt, phi, rcond=1e-12)[0])
+        _, J, _ = constraint_terms(model, q, v, constraints)
+        if J.shape[0]:
+            Minv_Jt = np.linalg.solve(crba(model, q), J.T)
+            v = v - Minv_Jt @ np.linalg.lstsq(J @ Minv_Jt, J @ v, rcond=1e-12)[0]
+    except np.linalg.LinAlgError:
+        raise SimulationError("simulate with constraints: the mass matrix became singular during the projection "
+                              "onto the constraints (a non-finite or degenerate state)") from None
     return q, v, res
 
 
@@ -81,11 +87,7 @@ def simulate_constrained(model, q0, v0=None, constraints=(), tau=0.0, t_final=1.
     if route != "reference" and not why:
         out = _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection,
                                  tol, record_every, friction)
-        if out is not None or route == "compiled":
-            if out is None:
-                raise SimulationError("simulate with constraints: the compiled route met redundant constraints "
-                                      "(a singular Delassus matrix); use route='reference'")
-            return out
+        return out
     return _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection,
                                tol, record_every, friction)
 
@@ -129,8 +131,11 @@ def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_e
         SI_STEP, SINGULAR, simulate_constrained_run
     from .simulate import coordinate_names, time_grid
 
-    q, v = _start(model, q0, v0, constraints, tol)
-    q, v = np.array(q, dtype=float), np.array(v, dtype=float)       # the run moves them in place
+    Q, single = as_q(model, q0, "q0")
+    V, single_v = as_batch(model, np.zeros(model.nv) if v0 is None else v0, "v0", "nv")
+    if not (single and single_v):
+        raise InputError("simulate with constraints takes one state (q0 (nq,), v0 (nv,))")
+    q, v = np.array(Q[0], dtype=float), np.array(V[0], dtype=float)   # assembled, then moved, in place
     P = compiled.packed(model, constraints)
     t = time_grid(t_final, dt)
     h, nsteps = t[1] - t[0], t.size - 1
@@ -144,23 +149,27 @@ def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_e
     S = ts.size
     out_q, out_v = np.zeros((S, model.nq)), np.zeros((S, model.nv))
     out_a, out_tau = np.zeros((S, model.nv)), np.zeros((S, model.nv))
-    lam, drift = np.zeros((S, P.m)), np.zeros((S, 2))
+    lam, drift, energy = np.zeros((S, P.m)), np.zeros((S, 2)), np.zeros((S, 2))
     si = np.zeros(SI_SIZE, dtype=np.int64)
     start = time.perf_counter()
     code = simulate_constrained_run(dispatch._table(model), P.K, P.TF, q, v, tau_v, F, opts, alpha, beta,
                                     RK4 if method == "rk4" else SEMI_IMPLICIT, float(h), int(nsteps), int(every),
-                                    bool(projection), float(tol), 10, out_q, out_v, out_a, out_tau, lam, drift, si)
+                                    bool(projection), float(tol), 10, out_q, out_v, out_a, out_tau, lam, drift,
+                                    energy, si)
     wall = time.perf_counter() - start
-    if code == SINGULAR:
-        return None
+    if code == NOT_ASSEMBLED and int(si[SI_STEP]) == 0:
+        raise InputError("simulate with constraints: q0 cannot be assembled (|phi| > 1e-6 after 50 Gauss-Newton "
+                         "iterations); start closer to the constraint manifold (artidyn.assemble)")
     if code != OK:
         k = int(si[SI_STEP])
-        what = {NONFINITE: "the state became non-finite", NOT_ASSEMBLED: "the projection onto the constraints "
-                "did not converge (|phi| > 1e-6 after 10 Gauss-Newton iterations)"}.get(
+        what = {NONFINITE: "the state became non-finite", SINGULAR: "the mass matrix is not positive definite",
+                NOT_ASSEMBLED: "the projection onto the constraints "
+                "did not converge (|phi| > 1e-6 after 10 Gauss-Newton iterations: the constraint Jacobian is nearly "
+                "singular there, a kinematic singularity of the closed chain, or the step moved too far)"}.get(
             code, "the dynamics could not be evaluated (invalid state or a constraint without direction)")
         raise SimulationError(f"simulate with constraints: {what} at t = {k * h:.6g} s (step {k}, dt = {h:.3g} s); "
                               f"try a smaller dt")
-    kin, pot = kinetic_energy(model, out_q, out_v), potential_energy(model, out_q)
+    kin, pot = energy[:, 0], energy[:, 1]
     result = SimulationResult(ts, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,
                               q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
                               method=method, dt=h, wall_time=wall,
