@@ -101,6 +101,7 @@ class ModelBuilder:
         self.dh = None
         self.dh_convention = None
         self.meshes = {}
+        self.constraint_specs = []  # ConstraintSpec records (loop closures), checked by build()
 
     def _where(self, what):
         src = f"{self.source}: " if self.source else ""
@@ -390,7 +391,7 @@ class ModelBuilder:
             velocity_limit=vel, effort_limit=eff, armature=arm, damping=damp, coulomb=coul,
             actuated=act, gravity=self.gravity.copy(), frames=frames, source=self.source,
             load_report=self.report, dh=self.dh, dh_convention=self.dh_convention,
-            meshes=dict(self.meshes),
+            meshes=dict(self.meshes), constraint_specs=tuple(self.constraint_specs),
         )
 
 

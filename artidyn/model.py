@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import unknown_name
-from .joints import FREE, JOINT_NAMES, SPHERICAL
+from .errors import ModelError, unknown_name
+from .joints import FREE, JOINT_NAMES, PRISMATIC, REVOLUTE, SPHERICAL
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,87 @@ class Frame:
     body: int
     placement: np.ndarray
     kind: str = "op"
+
+
+CONSTRAINT_TYPES = ("point", "weld", "hinge", "distance", "coupling")
+
+
+@dataclass(frozen=True)
+class ConstraintSpec:
+    """A declared cut constraint (a loop closure), kept by the model as plain immutable data.
+
+    The model layer only stores and name-checks it; :func:`artidyn.constraints.from_model` turns
+    it into a :class:`~artidyn.constraints.Point`, ``Weld``, ``Hinge``, ``Distance`` or
+    ``Coupling``. ``type`` is one of :data:`CONSTRAINT_TYPES`; ``frame_a`` / ``frame_b`` are frame
+    (or body) names, ``frame_b`` None meaning the world at ``target``: a point ``(x, y, z)`` or a
+    placement (a 4x4 tuple of rows). ``axis`` (hinge) is in frame_a's axes; ``length``
+    (distance) None means "measured at the neutral configuration"; ``joint_a = ratio joint_b +
+    offset`` (coupling). ``where`` says where it was declared (for messages; not compared).
+    """
+
+    type: str
+    name: str | None = None
+    frame_a: str | None = None
+    frame_b: str | None = None
+    target: tuple | None = None
+    axis: tuple | None = None
+    length: float | None = None
+    joint_a: str | None = None
+    joint_b: str | None = None
+    ratio: float | None = None
+    offset: float | None = None
+    where: str = field(default="", compare=False)
+
+    def label(self, k=None):
+        """How messages name it: ``where`` or "constraint k ('name')"."""
+        if self.where:
+            return self.where
+        num = f"constraint {k}" if k is not None else "constraint"
+        return num + (f" ('{self.name}')" if self.name else "")
+
+    def as_dict(self):
+        """The declared fields (those not None), as in a model file's ``[[constraints]]`` table."""
+        keys = ("type", "name", "frame_a", "frame_b", "target", "axis", "length", "joint_a", "joint_b",
+                "ratio", "offset")
+        return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
+
+
+def check_constraint_specs(model, specs):
+    """Every frame and joint a spec names exists in ``model`` (coupled joints: 1-dof); a tuple.
+
+    Raises ModelError naming the model's source, the constraint (index from 1, name) and the
+    unknown name with the closest known ones.
+    """
+    specs = tuple(specs)
+    src = f"{model.source}: " if getattr(model, "source", "") else ""
+    for k, s in enumerate(specs, start=1):
+        if not isinstance(s, ConstraintSpec):
+            raise ModelError(f"{src}constraint {k}: expected a ConstraintSpec, got {type(s).__name__}")
+        if s.type not in CONSTRAINT_TYPES:
+            raise ModelError(f"{src}{s.label(k)}: unknown constraint type {s.type!r} "
+                             f"(known: {', '.join(CONSTRAINT_TYPES)})")
+        at = f"{src}{s.label(k)}"
+        if s.type == "coupling":
+            for key in ("joint_a", "joint_b"):
+                j = getattr(s, key)
+                if j not in model._joint_index:
+                    msg = str(unknown_name("joint", j, list(model._joint_index), model.name))
+                    raise ModelError(f"{at}: {key}: {msg}")
+                i = model._joint_index[j]
+                if model.joint_type[i] not in (REVOLUTE, PRISMATIC):
+                    raise ModelError(f"{at}: {key} '{j}' is {model.joint_kind[i]}; a coupling needs 1-dof "
+                                     f"(revolute, continuous or prismatic) joints")
+            if s.joint_a == s.joint_b:
+                raise ModelError(f"{at}: joint_a and joint_b are the same joint '{s.joint_a}'")
+        else:
+            for key in ("frame_a", "frame_b"):
+                f = getattr(s, key)
+                if (f is not None or key == "frame_a") and f not in model._frame_index:
+                    msg = str(unknown_name("frame", f, list(model._frame_index), model.name))
+                    raise ModelError(f"{at}: {key}: {msg}")
+            if s.frame_a == s.frame_b:
+                raise ModelError(f"{at}: frame_a and frame_b are the same frame '{s.frame_a}'")
+    return specs
 
 
 @dataclass
@@ -101,10 +182,14 @@ class Model:
     actuated : (nv,) bool
     gravity : (3,)
     frames : list of :class:`Frame`
+    constraint_specs : tuple of :class:`ConstraintSpec`, the loop closures declared by the model
+        file (``[[constraints]]`` of a DH table, URDF ``<mimic>``); empty for a tree.
+        :func:`artidyn.constraints.from_model` makes the constraint objects.
     """
 
     def __init__(self, **fields):
         object.__setattr__(self, "_cache", {})
+        fields.setdefault("constraint_specs", ())
         for key, value in fields.items():
             if isinstance(value, np.ndarray):
                 value = _ro(value)
@@ -112,6 +197,7 @@ class Model:
         object.__setattr__(self, "_frame_index", {f.name: k for k, f in enumerate(self.frames)})
         object.__setattr__(self, "_body_index", {n: k for k, n in enumerate(self.body_names)})
         object.__setattr__(self, "_joint_index", {n: k for k, n in enumerate(self.joint_names) if k > 0})
+        object.__setattr__(self, "constraint_specs", check_constraint_specs(self, self.constraint_specs))
         children = [[] for _ in range(self.nb + 1)]
         for i in range(1, self.nb + 1):
             children[self.parent[i]].append(i)
@@ -123,7 +209,8 @@ class Model:
     def replace(self, **changes):
         """A copy of the model with some fields replaced, e.g. ``model.replace(damping=d)``.
 
-        Per-dof parameters (armature, damping, coulomb, velocity_limit, effort_limit: (nv,);
+        ``constraint_specs`` (a sequence of :class:`ConstraintSpec`) is checked against the model's
+        frame and joint names. Per-dof parameters (armature, damping, coulomb, velocity_limit, effort_limit: (nv,);
         actuated: (nv,) bool; lower, upper: (nq,)) and gravity (3,) are checked for shape.
         """
         sizes = {"armature": self.nv, "damping": self.nv, "coulomb": self.nv, "actuated": self.nv,

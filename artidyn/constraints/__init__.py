@@ -7,6 +7,7 @@ A closed chain is a spanning tree (the :class:`~artidyn.Model`) plus cut constra
     res = constrained_dynamics(model, q, v, tau, [Weld("left_sole_link", at=q), Weld("right_sole_link", at=q)])
     res.a, res.forces          # accelerations; each foot's reaction wrench (world axes, about the sole)
 """
+from .declared import from_model  # noqa: F401
 from .models import Coupling, Distance, Hinge, Holonomic, Point, Weld  # noqa: F401
 from .solve import (Assembly, ConstrainedResult, assemble, constrained_dynamics,  # noqa: F401
                     constrained_inverse_dynamics, constraint_terms)

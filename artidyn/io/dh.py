@@ -35,8 +35,44 @@ File format (TOML, or YAML when PyYAML is installed)
 Top-level keys: ``name``, ``convention`` (required: "classic" | "modified"), ``gravity`` (3),
 ``angle_unit`` ("rad" default | "deg": alpha, theta and revolute limits/velocities),
 ``base`` and ``tool`` (a 4x4 list or a table {xyz = [..], rpy = [..]}, rpy as URDF: Rz Ry Rx),
-``description`` / ``source`` (free text), and the rows as ``[[joint]]`` tables (YAML: ``joints:``).
+``description`` / ``source`` (free text), the rows as ``[[joint]]`` tables (YAML: ``joints:``) and
+optional loop closures as ``[[constraints]]`` tables (below).
 See ``artidyn/models/data/puma560.toml``.
+
+Loop closures: ``[[constraints]]``
+----------------------------------
+A closed chain is declared as the spanning tree of the table plus cut constraints, one
+``[[constraints]]`` table each (YAML: a ``constraints:`` list). They are kept, checked, as plain
+data in ``model.constraint_specs`` (:class:`artidyn.model.ConstraintSpec`);
+:func:`artidyn.constraints.from_model` turns them into constraint objects. Fields:
+
+* ``type`` (required): "point" | "weld" | "hinge" | "distance" | "coupling"; ``name`` (optional,
+  unique): names the constraint in messages and results.
+* point, weld, hinge, distance: ``frame_a`` (required) and either ``frame_b`` or ``target``
+  (exactly one). Frame names are the model's frames: ``world``, ``base``, ``dh1 .. dhn``,
+  ``tool`` and the link names. Without ``frame_b`` the other side is the world at ``target``:
+  a world point ``[x, y, z]``; for weld and hinge also a placement, ``{xyz = [..], rpy = [..]}``
+  (rpy in radians, as ``base``/``tool``) or a 4x4 list (a point means world-aligned axes).
+* point (3 rows): the origins of frame_a and frame_b (or target) coincide.
+* weld (6 rows): the two frames coincide.
+* hinge (5 rows): the origins coincide and ``axis`` (3 numbers in frame_a's axes, default
+  ``[0, 0, 1]``) stays aligned with the same axis of frame_b (or of the target's axes).
+* distance (1 row): the origins stay ``length`` (m, > 0) apart. Without ``length``, the length is
+  the distance at the model's neutral configuration (q = 0), measured by ``from_model``.
+* coupling (1 row): ``q[joint_a] = ratio * q[joint_b] + offset`` between two joints named by
+  their ``joint_name``; ``ratio`` defaults to 1 (taken as written: radian-based SI units),
+  ``offset`` to 0 (in ``angle_unit`` when joint_a is revolute, else metres).
+
+Every field is checked: an unknown type or field, a missing or doubly given field, a bad number,
+an unknown frame or joint raise ParseError naming the file and the constraint
+("fourbar.toml: constraint 1 ('ground_pivot'): frame_a: unknown frame 'tol' ...; did you mean
+'tool'?"). Example (``artidyn/models/data/fourbar.toml``)::
+
+    [[constraints]]
+    name = "ground_pivot"
+    type = "point"
+    frame_a = "tool"
+    target = [3.0, 0.0, 0.0]
 """
 import math
 import pathlib
@@ -45,6 +81,7 @@ import numpy as np
 
 from ..builder import ModelBuilder
 from ..errors import ModelError, ParseError
+from ..model import CONSTRAINT_TYPES, ConstraintSpec
 from ..spatial.motion import homogeneous, inv_homogeneous
 from ..spatial.rotations import matrix_to_rpy, rotx, rotz, rpy_to_matrix
 
@@ -56,7 +93,11 @@ REQUIRED = ("a", "alpha", "d", "theta")
 OPTIONAL = ("name", "joint_name", "joint", "type", "mass", "com", "inertia", "lower", "upper",
             "velocity", "effort", "armature", "damping", "coulomb", "actuated")
 TOP_KEYS = ("name", "convention", "gravity", "angle_unit", "base", "tool", "joint", "joints",
-            "description", "source")
+            "constraints", "description", "source")
+_FRAME_FIELDS = ("frame_a", "frame_b", "target")
+CONSTRAINT_FIELDS = {"point": _FRAME_FIELDS, "weld": _FRAME_FIELDS, "hinge": _FRAME_FIELDS + ("axis",),
+                     "distance": _FRAME_FIELDS + ("length",),
+                     "coupling": ("joint_a", "joint_b", "ratio", "offset")}
 INERTIA_KEYS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 NOMINAL_MASS, NOMINAL_INERTIA = 1.0, 1e-3
 
@@ -196,7 +237,103 @@ def normalize_row(row, i, err=ModelError, where="", angle_scale=1.0):
     return out
 
 
-def from_dh(rows, convention=None, name=None, gravity=None, base=None, tool=None, angle_unit=None):
+def _name_field(c, key, at, err, required=True):
+    if key not in c:
+        if required:
+            raise err(f"{at}: missing field '{key}'")
+        return None
+    if not isinstance(c[key], str) or not c[key].strip():
+        raise err(f"{at}: '{key}' must be a non-empty name, got {c[key]!r}")
+    return c[key].strip()
+
+
+def _target(value, kind, at, err):
+    """A world point (3-tuple), or for weld / hinge a placement (4x4 tuple of rows)."""
+    if kind in ("weld", "hinge") and (isinstance(value, dict) or np.shape(value) == (4, 4)):
+        return tuple(tuple(r) for r in _transform(value, f"{at}: 'target'", err).tolist())
+    what = "a point [x, y, z]" + (", {xyz = [..], rpy = [..]} or a 4x4 placement" if kind in ("weld", "hinge") else "")
+    vals = value.tolist() if isinstance(value, np.ndarray) else value
+    if not isinstance(vals, (list, tuple)) or len(vals) != 3:
+        raise err(f"{at}: 'target' must be {what}, got {value!r}")
+    return tuple(_numbers(vals, 3, f"{at}: 'target'", err))
+
+
+def normalize_constraint(c, k, err=ModelError, where="", angle_scale=1.0, joint_kinds=None):
+    """Check one ``[[constraints]]`` table (1-based ``k``); return a :class:`ConstraintSpec`.
+
+    ``joint_kinds`` maps joint names to "revolute" / "prismatic" (for the unit of a coupling's
+    offset). Frame and joint names are checked against the model when it is built.
+    """
+    at = f"{where}constraint {k}"
+    if not isinstance(c, dict):
+        raise err(f"{at}: a constraint must be a table with a 'type' (one of {', '.join(CONSTRAINT_TYPES)}), "
+                  f"got {c!r}")
+    name = _name_field(c, "name", at, err, required=False)
+    at += f" ('{name}')" if name else ""
+    if "type" not in c:
+        raise err(f"{at}: missing field 'type' (one of {', '.join(CONSTRAINT_TYPES)})")
+    kind = str(c["type"]).strip().lower()
+    if kind not in CONSTRAINT_TYPES:
+        raise err(f"{at}: unknown constraint type {c['type']!r} (known: {', '.join(CONSTRAINT_TYPES)})"
+                  f"{_close(kind, CONSTRAINT_TYPES)}")
+    fields = ("type", "name") + CONSTRAINT_FIELDS[kind]
+    for key in c:
+        if key not in fields:
+            other = [t for t, f in CONSTRAINT_FIELDS.items() if key in f]
+            hint = f" (a field of {' / '.join(other)} constraints)" if other else _close(key, fields)
+            raise err(f"{at}: unknown field {key!r} for a {kind} constraint{hint}; "
+                      f"fields: {', '.join(fields)}")
+    out = {"type": kind, "name": name, "where": at[len(where):]}
+    if kind == "coupling":
+        out["joint_a"] = _name_field(c, "joint_a", at, err)
+        out["joint_b"] = _name_field(c, "joint_b", at, err)
+        out["ratio"] = _number(c.get("ratio", 1.0), f"{at}: 'ratio'", err)
+        scale = angle_scale if (joint_kinds or {}).get(out["joint_a"]) == "revolute" else 1.0
+        out["offset"] = _number(c.get("offset", 0.0), f"{at}: 'offset'", err) * scale
+        return ConstraintSpec(**out)
+    out["frame_a"] = _name_field(c, "frame_a", at, err)
+    world = "point" if kind in ("point", "distance") else "point or placement"
+    if "frame_b" in c and "target" in c:
+        raise err(f"{at}: give 'frame_b' or 'target' (a world {world}), not both")
+    if "frame_b" not in c and "target" not in c:
+        raise err(f"{at}: missing field 'frame_b' or 'target' (the other side: a frame, or the world at a "
+                  f"target {world})")
+    out["frame_b"] = _name_field(c, "frame_b", at, err, required=False)
+    if "target" in c:
+        out["target"] = _target(c["target"], kind, at, err)
+    if kind == "hinge":
+        axis = _numbers(c.get("axis", [0.0, 0.0, 1.0]), 3, f"{at}: 'axis'", err)
+        norm = math.sqrt(sum(a * a for a in axis))
+        if norm < 1e-12:
+            raise err(f"{at}: 'axis' must be a nonzero 3-vector, got {c['axis']!r}")
+        out["axis"] = tuple(a / norm for a in axis)
+    if kind == "distance" and "length" in c:
+        out["length"] = _number(c["length"], f"{at}: 'length'", err)
+        if out["length"] <= 0:
+            raise err(f"{at}: 'length' must be positive, got {c['length']!r} (omit it to measure the "
+                      f"distance at the neutral configuration)")
+    return ConstraintSpec(**out)
+
+
+def normalize_constraints(items, err=ModelError, where="", angle_scale=1.0, joint_kinds=None):
+    """The ``[[constraints]]`` list as a tuple of :class:`ConstraintSpec` (names unique)."""
+    if items is None:
+        return ()
+    if not isinstance(items, (list, tuple)):
+        raise err(f"{where}'constraints' must be a list of tables ([[constraints]]), got {items!r}")
+    specs = tuple(normalize_constraint(c, k, err, where, angle_scale, joint_kinds)
+                  for k, c in enumerate(items, start=1))
+    seen = {}
+    for k, sp in enumerate(specs, start=1):
+        if sp.name is not None and sp.name in seen:
+            raise err(f"{where}constraint {k} ('{sp.name}'): duplicate constraint name (also constraint "
+                      f"{seen[sp.name]})")
+        seen.setdefault(sp.name, k)
+    return specs
+
+
+def from_dh(rows, convention=None, name=None, gravity=None, base=None, tool=None, angle_unit=None,
+            constraints=None):
     """Build a :class:`~artidyn.Model` from a DH table, or from a TOML / YAML table file.
 
     Parameters
@@ -206,12 +343,14 @@ def from_dh(rows, convention=None, name=None, gravity=None, base=None, tool=None
         Required for rows (never guessed: the two give different robots); overrides the file's.
     name, gravity (3,), base (4x4 or {xyz, rpy}: F_0 in the world), tool (4x4 or {xyz, rpy}: the
     tool frame in F_n), angle_unit ("rad" or "deg"): override the file's values when given.
+    constraints : list of mappings like the file's ``[[constraints]]`` tables (module docstring):
+        loop closures, added to the file's.
 
     Returns
     -------
     Model with bodies ``link1 .. linkn`` (or the rows' names), frames ``base``, ``dh1 .. dhn``
     (the DH frames F_i) and ``tool``; ``model.dh`` holds the normalised rows, ``model.dh_convention``
-    the convention.
+    the convention, ``model.constraint_specs`` the declared loop closures.
     """
     source, err, spec = "", ModelError, {}
     if isinstance(rows, (str, pathlib.Path)):
@@ -232,10 +371,18 @@ def from_dh(rows, convention=None, name=None, gravity=None, base=None, tool=None
     g = _numbers(g, 3, f"{where}gravity", err)
     T_base = _transform(base if base is not None else spec.get("base"), f"{where}base", err)
     T_tool = _transform(tool if tool is not None else spec.get("tool"), f"{where}tool", err)
+    items = spec.get("constraints")
+    if constraints is not None:
+        if not isinstance(constraints, (list, tuple)):
+            raise err(f"{where}constraints must be a list of mappings, got {constraints!r}")
+        items = list(items or []) + list(constraints)
+    kinds = {r["joint_name"]: r["joint"] for r in table}
+    specs = normalize_constraints(items, err, where, scale, kinds)
     b = ModelBuilder(str(name), gravity=g, source=source)
     try:
         _add_rows(b, table, conv, T_base, T_tool)
         b.dh, b.dh_convention = table, conv
+        b.constraint_specs = list(specs)
         return b.build()
     except ModelError as exc:
         if err is ModelError:
@@ -367,4 +514,16 @@ def to_toml(model, angle_unit="deg", header=""):
                 lines.append(f"{key} = {_fmt(r[key] * (ang if key in ('lower', 'upper', 'velocity') else 1.0))}")
         if not r["actuated"]:
             lines.append("actuated = false")
+    kinds = {r["joint_name"]: r["joint"] for r in model.dh}
+    for sp in getattr(model, "constraint_specs", ()):
+        lines += ["", "[[constraints]]"]
+        for key, val in sp.as_dict().items():
+            if key == "target" and np.shape(val) == (4, 4):
+                T = np.array(val)
+                val = f"{{xyz = {_toml_value(T[:3, 3])}, rpy = {_toml_value(matrix_to_rpy(T[:3, :3]))}}}"
+                lines.append(f"target = {val}")
+                continue
+            if key == "offset" and kinds.get(sp.joint_a) == "revolute":
+                val = val * scale
+            lines.append(f"{key} = {_toml_value(val)}")
     return "\n".join(lines) + "\n"

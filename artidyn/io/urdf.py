@@ -16,7 +16,13 @@ What is read (URDF spec, http://wiki.ros.org/urdf/XML):
   ``<origin>``, ``<axis>`` (default (1, 0, 0), reported), ``<limit>`` (missing lower/upper: 0 as
   the spec says; missing velocity/effort: none; missing ``<limit>`` on revolute/prismatic: no
   limits; all reported), ``<dynamics damping friction>`` (viscous and Coulomb friction).
-  ``<mimic>`` is not modelled: the joint stays independent (reported).
+  ``<mimic joint="j" multiplier="r" offset="o">`` (defaults r = 1, o = 0) is declared as a
+  coupling ``q = r q_j + o`` in ``model.constraint_specs``; the tree does not apply it (the joint
+  stays a degree of freedom: a note of kind "ignored", so ``strict=True`` refuses it), and
+  :func:`artidyn.constraints.from_model` gives the :class:`~artidyn.constraints.Coupling`
+  to impose it. A mimic that cannot be a coupling (on a fixed joint, as in reduced models, or
+  naming an unknown, non-1-dof or its own joint; real files have both) is only reported, with
+  the reason.
 * Everything else (transmission, gazebo, material, sensor, safety_controller, calibration,
   unknown tags and attributes) is reported once per kind (kind "ignored") in
   ``model.load_report``. ``strict=True`` raises ParseError on the first default applied, item
@@ -43,6 +49,7 @@ import numpy as np
 
 from ..builder import ModelBuilder
 from ..errors import ModelError, ParseError
+from ..model import ConstraintSpec
 from .safexml import parse_xml, read_source
 from .urdf_reader import UrdfReader, repaired_inertia  # noqa: F401
 
@@ -80,6 +87,43 @@ def _add_body(builder, reader, el, **kw):
         prefix = f"{reader.source}: "
         msg = msg[len(prefix):] if msg.startswith(prefix) else msg
         raise ModelError(f"{reader.where(el)}: {msg}") from None
+
+
+def _mimic_specs(reader, joints):
+    """A coupling ConstraintSpec for each usable ``<mimic>``: q_joint = multiplier q_mimicked + offset.
+
+    Each mimic gets a note of kind "ignored" (the tree does not apply it; ``strict=True`` raises):
+    "declared as a Coupling constraint", or why it cannot be (the mimicking joint is not 1-dof,
+    e.g. fixed in a reduced model; the mimicked joint is unknown, not 1-dof or the joint itself).
+    """
+    from .dh import _close
+    one_dof = ("revolute", "continuous", "prismatic")
+    specs = []
+    for name, j in joints.items():
+        m = j.get("mimic")
+        if m is None:
+            continue
+        el, other, r, o = m["el"], m["joint"], m["multiplier"], m["offset"]
+        head = f"<mimic joint='{other}'> (q = {r:g} q_{other} + {o:g}): "
+        why = None
+        if j["kind"] not in one_dof:
+            why = f"on a {j['kind']} joint (only revolute, continuous and prismatic joints can mimic)"
+        elif other == name:
+            why = "names the joint itself"
+        elif other not in joints:
+            why = f"unknown joint '{other}'{_close(other, joints)}"
+        elif joints[other]["kind"] not in one_dof:
+            why = (f"joint '{other}' is {joints[other]['kind']} (a mimic needs a revolute, continuous or "
+                   f"prismatic joint)")
+        if why:
+            reader.note("ignored", el, f"joint '{name}'", head + f"not modelled: {why}")
+            continue
+        reader.note("ignored", el, f"joint '{name}'", head + "not applied to the tree, the joint stays an "
+                    "independent degree of freedom; declared as a Coupling constraint in model.constraint_specs "
+                    "(impose it with artidyn.constraints.from_model)")
+        specs.append(ConstraintSpec("coupling", joint_a=name, joint_b=other, ratio=r, offset=o,
+                                    where=f"joint '{name}' <mimic> (line {el.line})"))
+    return specs
 
 
 class InertiaRepairWarning(UserWarning):
@@ -153,6 +197,7 @@ def load_urdf(path, floating_base=False, strict=False, gravity=(0.0, 0.0, -9.81)
     if rotated:
         reader.notes.append(("info", "links", f"{len(rotated)} link(s) with a rotated inertial frame (e.g. "
                              f"'{rotated[0]}'): inertia rotated into the link axes", links[rotated[0]]["el"].line))
+    builder.constraint_specs = _mimic_specs(reader, joints)
     reader.finish(builder)
     try:
         model = builder.build()

@@ -19,12 +19,12 @@ JOINT_KINDS = {"revolute": "revolute", "continuous": "continuous", "prismatic": 
 _ATTRS = {"robot": {"name"}, "link": {"name"}, "joint": {"name", "type"}, "origin": {"xyz", "rpy"},
           "mass": {"value"}, "inertia": {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"},
           "parent": {"link"}, "child": {"link"}, "axis": {"xyz"},
-          "limit": {"lower", "upper", "effort", "velocity"}, "dynamics": {"damping", "friction"}}
+          "limit": {"lower", "upper", "effort", "velocity"}, "dynamics": {"damping", "friction"},
+          "mimic": {"joint", "multiplier", "offset"}}
 _WHY = {"transmission": "transmissions are not modelled", "gazebo": "simulator settings",
         "material": "appearance", "sensor": "sensors are not modelled",
         "ros2_control": "controller settings", "safety_controller": "soft limits are not modelled",
-        "calibration": "calibration is not modelled",
-        "mimic": "mimic coupling not modelled: the joint stays an independent degree of freedom"}
+        "calibration": "calibration is not modelled"}
 
 
 class UrdfReader:
@@ -199,7 +199,7 @@ class UrdfReader:
                 rec["damping"] = float(self.floats(c, "damping", 1, (0,), what)[0])
                 rec["coulomb"] = float(self.floats(c, "friction", 1, (0,), what)[0])
             elif c.tag == "mimic":
-                self.note("ignored", c, f"joint '{name}'", f"<mimic joint='{c.attrib.get('joint', '')}'>: " + _WHY["mimic"])
+                self.mimic(c, rec, what)
             elif c.tag in ("axis", "limit", "dynamics"):
                 self.ignore(c, f"joint type='{jtype}'", msg=f"not used by a {jtype} joint")
             else:
@@ -211,6 +211,18 @@ class UrdfReader:
             self.note("default", el, f"joint '{name}'", f"{jtype} joint without <limit>: no position, "
                                                          f"velocity or effort limits")
         return rec
+
+    def mimic(self, el, rec, what):
+        """``<mimic joint multiplier offset>``: q = multiplier q_joint + offset (defaults 1, 0)."""
+        if "mimic" in rec:
+            raise self.error(el, f"{what}more than one <mimic>")
+        self.check_attrs(el)
+        other = el.attrib.get("joint", "").strip()
+        if not other:
+            raise self.error(el, f"{what}<mimic> has no 'joint' attribute")
+        r = float(self.floats(el, "multiplier", 1, (1.0,), what)[0])
+        o = float(self.floats(el, "offset", 1, (0.0,), what)[0])
+        rec["mimic"] = {"el": el, "joint": other, "multiplier": r, "offset": o}  # see urdf._mimic_specs
 
     def limit(self, el, rec, what):
         self.check_attrs(el)

@@ -8,9 +8,15 @@ name                model
 ``planar2r``        planar 2R arm in the x-y plane, gravity along -y (seed 002, example 3)
 ``pendulum``        1-dof pendulum, x axis pointing down, gravity along +x (seed 002, example 1)
 ``cart_pendulum``   cart on the x axis carrying a pendulum, gravity along -y (seed 002, example 2)
+``fourbar``         planar crank-rocker four-bar linkage: a closed chain, the DH table file
+                    ``data/fourbar.toml`` with a ``[[constraints]]`` point closing its loop
 ==================  ==========================================================================
+
+``fourbar`` is a closed chain (``artidyn.constraints.from_model(model)`` gives its loop): it is
+listed by ``names(closed_chains=True)`` only, so that ``names()`` stays the list of trees.
 """
 import math
+import pathlib
 
 import numpy as np
 
@@ -167,13 +173,27 @@ def cart_pendulum(m1=1.0, m2=1.0, a2=1.0, d=0.0, i2z=0.0, g=9.81, l2=None):
     return b.build()
 
 
+DATA = pathlib.Path(__file__).parent / "data"
+
+
+def fourbar():
+    """Planar crank-rocker four-bar linkage (``data/fourbar.toml``): ground 3.0, crank 1.0,
+    coupler 3.0, rocker 2.5 m, 1 kg rods, gravity -y. A serial chain crank - coupler - rocker
+    whose loop is closed by the declared ``point`` constraint "ground_pivot" (frame "tool" at
+    (3, 0, 0)); q = 0 is on the loop. Get the constraint with
+    ``artidyn.constraints.from_model(model)``.
+    """
+    return from_dh(DATA / "fourbar.toml")
+
+
 BUILTINS = {"puma560": puma560, "rx90": rx90, "planar2r": planar_2r, "pendulum": pendulum,
             "cart_pendulum": cart_pendulum}
+CLOSED_CHAINS = {"fourbar": fourbar}  # models that declare loop closures (model.constraint_specs)
 
 
-def names():
-    """Names of the built-in robots."""
-    return list(BUILTINS)
+def names(closed_chains=False):
+    """Names of the built-in robots (trees); ``closed_chains=True`` adds the closed-chain examples."""
+    return list(BUILTINS) + (list(CLOSED_CHAINS) if closed_chains else [])
 
 
 def get(name, **kwargs):
@@ -181,8 +201,9 @@ def get(name, **kwargs):
     from ..errors import unknown_name
     key = str(name).strip().lower().replace("-", "_")
     aliases = {"planar_2r": "planar2r", "puma": "puma560", "puma_560": "puma560", "rx_90": "rx90",
-               "cartpendulum": "cart_pendulum"}
+               "cartpendulum": "cart_pendulum", "four_bar": "fourbar"}
     key = aliases.get(key, key)
-    if key not in BUILTINS:
-        raise unknown_name("built-in robot", name, names())
-    return BUILTINS[key](**kwargs)
+    table = {**BUILTINS, **CLOSED_CHAINS}
+    if key not in table:
+        raise unknown_name("built-in robot", name, names(closed_chains=True))
+    return table[key](**kwargs)
