@@ -392,3 +392,17 @@ def test_compiled_run_with_a_holonomic_constraint_takes_the_reference_route():
     r = ad.simulate_constrained(model, asm.q, None, loop, t_final=0.05, dt=1e-2)
     assert r.stats["route"] == "reference"
     np.testing.assert_allclose(r.q, np.broadcast_to(asm.q, r.q.shape), atol=1e-10)   # locked: no motion
+
+
+def test_simulate_uses_the_loops_the_model_file_declares():
+    from artidyn.constraints import from_model
+    model = ad.load("fourbar")
+    asm = assemble(model, ad.neutral(model) + 0.01, from_model(model))
+    r = ad.simulate(model, asm.q, np.array([1.0, 0.0, 0.0]), t_final=0.1, dt=1e-3, constraints="model")
+    tip = np.array([ad.frame_placement(model, q, "tool")[:3, 3] for q in r.q])
+    np.testing.assert_allclose(tip, np.broadcast_to([3.0, 0.0, 0.0], tip.shape), atol=1e-10)   # the pivot holds
+    model = ad.load("fourbar")
+    with pytest.warns(UserWarning, match="declares 1 loop closure"):
+        ad.simulate(model, asm.q, t_final=0.01, dt=1e-3)
+    with pytest.raises(InputError, match="'model'"):
+        ad.simulate(model, asm.q, t_final=0.01, dt=1e-3, constraints="declared")

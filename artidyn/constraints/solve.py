@@ -142,6 +142,7 @@ def constrained_dynamics(model, q, v, tau, constraints, method="auto", f_ext=Non
             return fast
     if method not in METHODS:
         raise InputError(f"constrained_dynamics: unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    baumgarte = check_baumgarte(baumgarte, "constrained_dynamics")
     constraints = _check(model, constraints)
     if np.ndim(q) == 2 or np.ndim(v) == 2 or np.ndim(tau) == 2:
         return _batched(model, q, v, tau, constraints, method, f_ext, baumgarte, rank_tol, friction)
@@ -174,6 +175,19 @@ def constrained_dynamics(model, q, v, tau, constraints, method="auto", f_ext=Non
     return _result(model, q, constraints, M, h, J, gamma, a, tau, lam, rank)
 
 
+def check_baumgarte(baumgarte, where):
+    """None, or (alpha, beta) as two finite numbers >= 0; an InputError otherwise."""
+    if baumgarte is None:
+        return None
+    try:
+        alpha, beta = (float(x) for x in baumgarte)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: baumgarte must be (alpha, beta), two numbers, got {baumgarte!r}") from None
+    if not (np.isfinite(alpha) and np.isfinite(beta) and alpha >= 0 and beta >= 0):
+        raise InputError(f"{where}: baumgarte gains must be finite and >= 0, got (alpha, beta) = ({alpha}, {beta})")
+    return alpha, beta
+
+
 def _kernels_on():
     return _ON[0]
 
@@ -197,7 +211,8 @@ def _fast(model, q, v, tau, constraints, f_ext, baumgarte, friction):
     if P is None or not (type(q) is np.ndarray and type(v) is np.ndarray and type(tau) is np.ndarray):
         return None
     if q.ndim != 1 or v.ndim != 1 or tau.ndim != 1 or q.dtype != np.float64 or v.dtype != np.float64 \
-            or tau.dtype != np.float64 or not (f_ext is None or type(f_ext) is np.ndarray and f_ext.ndim == 2):
+            or tau.dtype != np.float64 or not (f_ext is None or type(f_ext) is np.ndarray and f_ext.ndim == 2
+                                               and f_ext.dtype == np.float64):
         return None
     a, lam, phi, W, res, code = _compiled.single(model, P, q, v, tau, f_ext, baumgarte, friction)
     if code != _compiled.OK:
@@ -222,6 +237,9 @@ def _batched(model, q, v, tau, constraints, method, f_ext, baumgarte, rank_tol, 
     F = None
     if f_ext is not None:
         F = np.asarray(f_ext, dtype=float)
+        if F.shape not in ((model.nb + 1, 6), (1, model.nb + 1, 6), (N, model.nb + 1, 6)):
+            raise ShapeError(f"f_ext must have shape ({model.nb + 1}, 6) or ({N}, {model.nb + 1}, 6) (one wrench per "
+                             f"body, row 0 ignored), got {F.shape}")
         F = np.ascontiguousarray(np.broadcast_to(F if F.ndim == 3 else F[None], (N, model.nb + 1, 6)))
     m = sum(c.rows for c in constraints)
     A, LAM = np.empty((N, model.nv)), np.empty((N, m))
@@ -320,6 +338,9 @@ def utdu_solve(U, D, sub, b):
 
 
 def _result(model, q, constraints, M, h, J, gamma, a, tau, lam, rank):
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(lam))):
+        raise InputError(f"constrained dynamics of '{model.name}': the result is not finite (a non-finite input, or "
+                         f"a mass matrix that is singular at this q)")
     res = max(float(np.max(np.abs(J @ a - gamma), initial=0.0)),
               float(np.max(np.abs(M @ a + h - tau - J.T @ lam), initial=0.0)))
     scale = 1.0 + float(np.max(np.abs(M @ a), initial=0.0)) + float(np.max(np.abs(gamma), initial=0.0))

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..configuration import as_batch, as_q, integrate
 from ..constraints import constrained_dynamics, constraint_terms
-from ..constraints.solve import _check
+from ..constraints.solve import _check, check_baumgarte
 from ..dynamics import crba, kinetic_energy, potential_energy
 from ..errors import InputError, SimulationError
 from .integrate import rk4_step, semi_implicit_step
@@ -81,6 +81,7 @@ def simulate_constrained(model, q0, v0=None, constraints=(), tau=0.0, t_final=1.
     if not (isinstance(record_every, (int, np.integer)) and record_every >= 1):
         raise InputError(f"simulate with constraints: record_every must be a positive integer, got {record_every!r}")
     constraints = _check(model, constraints)
+    baumgarte = check_baumgarte(baumgarte, "simulate with constraints")
     why = _compiled_unfit(model, constraints, tau, f_ext, time_grid(t_final, dt).size - 1)
     if route == "compiled" and why:
         raise InputError(f"simulate with constraints: the compiled route does not take {why}")

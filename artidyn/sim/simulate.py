@@ -364,8 +364,10 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
         ``"energy"`` (default all); the others are None in the result. Long rollouts of big
         robots: ``record=("q", "v")`` halves the memory (talos, 1000 runs x 2000 steps: 3.2 GB
         with everything).
-    constraints : list of constraints, optional
-        Bilateral constraints (:mod:`artidyn.constraints`: closed loops, welded feet, gears):
+    constraints : list of constraints, or "model", optional
+        Bilateral constraints (:mod:`artidyn.constraints`: closed loops, welded feet, gears;
+        ``"model"``: those the model file declares, :func:`artidyn.constraints.from_model`; a model
+        that declares loop closures simulated without them warns once):
         the run goes to :func:`~artidyn.sim.simulate_constrained` (one state; ``"rk4"`` (the
         default for ``"auto"``) or ``"semi-implicit"``; no controller), compiled for Point, Weld,
         Hinge, Distance and Coupling. ``baumgarte=(alpha, beta)`` and ``projection`` (mass-weighted,
@@ -387,6 +389,14 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
     """
     if method not in METHODS:
         raise InputError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if isinstance(constraints, str):
+        if constraints != "model":
+            raise InputError(f"simulate: constraints must be a list of constraints or 'model' (those the model file "
+                             f"declares), got {constraints!r}")
+        from ..constraints import from_model
+        constraints = from_model(model)
+    elif constraints is None:
+        _warn_declared(model)
     if constraints is not None and len(constraints) > 0:
         return _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, controller, t_eval,
                                           record_every, friction, constraints, baumgarte, projection)
@@ -397,6 +407,16 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
         return _simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options)
     return _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every,
                      rtol, atol, energy_tol, friction, max_steps, progress, record=record)
+
+
+def _warn_declared(model):
+    """A model file that declares loop closures simulated without them: say so (once per model)."""
+    loops = [s for s in getattr(model, "constraint_specs", ()) if s.type != "coupling"]
+    if loops and not model._cache.get("sim.warned_declared"):
+        model._cache["sim.warned_declared"] = True
+        warnings.warn(f"{model.name}: the model declares {len(loops)} loop closure(s) "
+                      f"({', '.join(s.label() for s in loops[:3])}) that this run ignores (an open tree); pass "
+                      f"constraints='model' to simulate the closed chain", stacklevel=3)
 
 
 def _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, controller, t_eval, record_every,
