@@ -11,6 +11,7 @@ Example
 import numpy as np
 
 from .errors import ModelError, unknown_name
+from .geometry.shapes import SHAPES, Collision, Shape
 from .joints import FREE, JOINT_CODES, NQ, NV, PRISMATIC, REVOLUTE, SPHERICAL, motion_subspace
 from .model import Frame, LoadReport, Model
 from .spatial.motion import homogeneous, inertia_parts, inertia_transform, inv_homogeneous, spatial_inertia
@@ -102,6 +103,8 @@ class ModelBuilder:
         self.dh_convention = None
         self.meshes = {}
         self.constraint_specs = []  # ConstraintSpec records (loop closures), checked by build()
+        self._collisions = []  # (name, body or frame name, shape, placement)
+        self._exclusions = []  # (body or frame name, body or frame name)
 
     def _where(self, what):
         src = f"{self.source}: " if self.source else ""
@@ -191,6 +194,50 @@ class ModelBuilder:
         self._frames.append((name, parent, placement_from(placement, xyz, rpy, self._where(f"frame '{name}': placement")), kind))
         return name
 
+    def _is_target(self, name):
+        return self._known(name) or any(f[0] == name for f in self._frames)
+
+    def add_collision(self, body, shape, *, xyz=None, rpy=None, placement=None, name=None):
+        """Attach a collision ``shape`` to ``body``; returns the collision's name.
+
+        ``body`` is a body name, a frame name, or the world (``"world"``: fixed scenery such as the
+        ground ``HalfSpace()``). ``placement`` (or ``xyz``, ``rpy``) places the shape frame in the
+        body (or frame) frame. A body lumped by a fixed joint hands its shapes to the moving body
+        that absorbs it, with the composed placement. ``name`` defaults to ``"<body>_<k>"``.
+        """
+        if not isinstance(shape, Shape):
+            raise ModelError(self._where(f"add_collision('{body}'): shape must be one of "
+                                         f"{', '.join(s.__name__ for s in SHAPES)}, got {type(shape).__name__}"))
+        if not isinstance(body, str) or not self._is_target(body):
+            known = [self.world] + self._order + [f[0] for f in self._frames]
+            msg = unknown_name("body", body, known).args[0]
+            raise ModelError(self._where(f"add_collision: {msg}"))
+        taken = {c[0] for c in self._collisions}
+        if name is None:
+            k = sum(c[1] == body for c in self._collisions)
+            while f"{body}_{k}" in taken:
+                k += 1
+            name = f"{body}_{k}"
+        elif not isinstance(name, str) or not name:
+            raise ModelError(self._where(f"add_collision('{body}'): name must be a non-empty string, got {name!r}"))
+        elif name in taken:
+            raise ModelError(self._where(f"add_collision('{body}'): duplicate collision name '{name}'"))
+        T = placement_from(placement, xyz, rpy, where=self._where(f"collision '{name}': placement"))
+        self._collisions.append((name, body, shape, T))
+        return name
+
+    def exclude_collision(self, body_a, body_b):
+        """Never test the shapes of ``body_a`` against those of ``body_b`` (names; "world" allowed).
+
+        Names of bodies lumped by fixed joints (or of frames) stand for the body that carries them.
+        """
+        for b in (body_a, body_b):
+            if not isinstance(b, str) or not self._is_target(b):
+                known = [self.world] + self._order + [f[0] for f in self._frames]
+                msg = unknown_name("body", b, known).args[0]
+                raise ModelError(self._where(f"exclude_collision: {msg}"))
+        self._exclusions.append((body_a, body_b))
+
     def set_mass(self, body, mass, com=(0, 0, 0), inertia=None):
         n = self._nodes[body]
         n.mass, n.com, n.inertia = check_inertia(self._where(f"body '{body}'"), mass, com,
@@ -256,7 +303,24 @@ class ModelBuilder:
             if parent in members:
                 self.add_frame(name_of(fname), name_of(parent), D4 @ P @ D4, kind=kind)
                 members.add(fname)
+        self._mirror_collisions(members, name_of, rename, D4)
         return new
+
+    def _mirror_collisions(self, members, name_of, rename, D4):
+        """Shapes on the limb, reflected: placement D P Dz on the mirrored body, shape reflected in
+        its own z (every primitive is symmetric in its xy-plane; a mesh's z is negated)."""
+        Dz = np.diag([1.0, 1.0, -1.0, 1.0])
+        for cname, on, shape, P in list(self._collisions):
+            if on in members:
+                try:
+                    new = rename(cname) if callable(rename) else rename.get(cname)
+                except KeyError:
+                    new = None
+                new = new if isinstance(new, str) and new and new != cname else None
+                self.add_collision(name_of(on), shape.reflected_z(), placement=D4 @ P @ Dz, name=new)
+        for a, b in list(self._exclusions):
+            if a in members or b in members:
+                self.exclude_collision(name_of(a) if a in members else a, name_of(b) if b in members else b)
 
     # --- build ----------------------------------------------------------------------------------
     def build(self):
@@ -383,6 +447,11 @@ class ModelBuilder:
             frames.append(f)
             resolved[fname] = f
 
+        collisions = []
+        for cname, on, shape, P in self._collisions:  # on a lumped link: on the body absorbing it
+            collisions.append(Collision(cname, resolved[on].body, shape, resolved[on].placement @ P))
+        exclusions = [(resolved[a].body, resolved[b].body) for a, b in self._exclusions]
+
         return Model(
             name=self.name, nb=nb, nq=nq, nv=nv, body_names=list(order), joint_names=jnames,
             parent=parent, joint_type=jtype, joint_kind=kinds, joint_axis=axis,
@@ -392,6 +461,7 @@ class ModelBuilder:
             actuated=act, gravity=self.gravity.copy(), frames=frames, source=self.source,
             load_report=self.report, dh=self.dh, dh_convention=self.dh_convention,
             meshes=dict(self.meshes), constraint_specs=tuple(self.constraint_specs),
+            collisions=tuple(collisions), collision_exclusions=exclusions,
         )
 
 

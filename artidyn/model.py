@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ModelError, unknown_name
+from .geometry.shapes import Collision
 from .joints import FREE, JOINT_NAMES, PRISMATIC, REVOLUTE, SPHERICAL
 
 
@@ -109,6 +110,36 @@ def check_constraint_specs(model, specs):
     return specs
 
 
+def check_collisions(model, collisions):
+    """Every record is a :class:`~artidyn.geometry.Collision` on a body of ``model``, names unique; a tuple."""
+    collisions = tuple(collisions)
+    src = f"{model.source}: " if getattr(model, "source", "") else ""
+    seen = set()
+    for k, c in enumerate(collisions):
+        if not isinstance(c, Collision):
+            raise ModelError(f"{src}collision {k}: expected an artidyn.geometry.Collision, got {type(c).__name__}")
+        if not 0 <= c.body <= model.nb:
+            raise ModelError(f"{src}collision '{c.name}': body index {c.body} out of range 0..{model.nb}")
+        if c.name in seen:
+            raise ModelError(f"{src}duplicate collision name '{c.name}'")
+        seen.add(c.name)
+    return collisions
+
+
+def check_collision_exclusions(model, pairs):
+    """Body pairs (names or indices) -> sorted tuple of distinct ``(i, j)`` with i < j."""
+    out = set()
+    for pair in pairs:
+        try:
+            a, b = pair
+        except (TypeError, ValueError):
+            raise ModelError(f"collision exclusions are pairs of bodies, got {pair!r}") from None
+        i, j = sorted((model.body_id(a), model.body_id(b)))
+        if i != j:
+            out.add((i, j))
+    return tuple(sorted(out))
+
+
 @dataclass
 class LoadNote:
     """One entry of a model's load report: a default applied or a tag ignored by a reader."""
@@ -185,11 +216,17 @@ class Model:
     constraint_specs : tuple of :class:`ConstraintSpec`, the loop closures declared by the model
         file (``[[constraints]]`` of a DH table, URDF ``<mimic>``); empty for a tree.
         :func:`artidyn.constraints.from_model` makes the constraint objects.
+    collisions : tuple of :class:`artidyn.geometry.Collision` (name, body index, shape, 4x4
+        placement in the body frame); body 0 (the world) holds fixed scenery such as the ground.
+    collision_exclusions : tuple of body index pairs ``(i, j)``, i < j, whose shapes never collide
+        (besides same-body and parent-child pairs, see :func:`artidyn.geometry.contact_candidates`).
     """
 
     def __init__(self, **fields):
         object.__setattr__(self, "_cache", {})
         fields.setdefault("constraint_specs", ())
+        fields.setdefault("collisions", ())
+        fields.setdefault("collision_exclusions", ())
         for key, value in fields.items():
             if isinstance(value, np.ndarray):
                 value = _ro(value)
@@ -198,6 +235,8 @@ class Model:
         object.__setattr__(self, "_body_index", {n: k for k, n in enumerate(self.body_names)})
         object.__setattr__(self, "_joint_index", {n: k for k, n in enumerate(self.joint_names) if k > 0})
         object.__setattr__(self, "constraint_specs", check_constraint_specs(self, self.constraint_specs))
+        object.__setattr__(self, "collisions", check_collisions(self, self.collisions))
+        object.__setattr__(self, "collision_exclusions", check_collision_exclusions(self, self.collision_exclusions))
         children = [[] for _ in range(self.nb + 1)]
         for i in range(1, self.nb + 1):
             children[self.parent[i]].append(i)
@@ -210,7 +249,9 @@ class Model:
         """A copy of the model with some fields replaced, e.g. ``model.replace(damping=d)``.
 
         ``constraint_specs`` (a sequence of :class:`ConstraintSpec`) is checked against the model's
-        frame and joint names. Per-dof parameters (armature, damping, coulomb, velocity_limit, effort_limit: (nv,);
+        frame and joint names; ``collisions`` (a sequence of :class:`artidyn.geometry.Collision`)
+        against its bodies; ``collision_exclusions`` (pairs of body names or indices) is normalised.
+        Per-dof parameters (armature, damping, coulomb, velocity_limit, effort_limit: (nv,);
         actuated: (nv,) bool; lower, upper: (nq,)) and gravity (3,) are checked for shape.
         """
         sizes = {"armature": self.nv, "damping": self.nv, "coulomb": self.nv, "actuated": self.nv,
@@ -328,6 +369,12 @@ class Model:
             qs = f"{q0}" if self.nq_joint[i] == 1 else f"{q0}:{q0 + self.nq_joint[i]}"
             lines.append(f"  {i:>3} {self.body_names[i]:<24} {p:<18} {self.joint_names[i]:<22} "
                          f"{self.joint_kind[i]:<10} {qs:<7} {self.mass[i]:>9.4g}")
+        if self.collisions:
+            kinds = {}
+            for c in self.collisions:
+                kinds[c.shape.kind] = kinds.get(c.shape.kind, 0) + 1
+            lines.append(f"  collisions: {len(self.collisions)} ({', '.join(f'{k} {n}' for k, n in kinds.items())}), "
+                         f"{len(self.collision_exclusions)} excluded body pair(s)")
         extra = [f.name for f in self.frames if f.kind in ("link", "op")]
         if extra:
             lines.append(f"  other frames: {', '.join(extra[:20])}{' ...' if len(extra) > 20 else ''}")

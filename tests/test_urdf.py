@@ -145,8 +145,9 @@ def test_load_report_lists_defaults_and_ignored(tmp_path):
     assert ignored["<transmission> in <robot>"].message.endswith("(2 elements)")
     assert ignored["<transmission> in <robot>"].line == L("<transmission")
     for key in ("<material> in <robot>", "<material> in <visual>", "<gazebo> in <robot>",
-                "<safety_controller> in <joint>", "attribute 'type' of <link>", "<visual>/<collision> geometry"):
+                "<safety_controller> in <joint>", "attribute 'type' of <link>", "<visual> geometry"):
         assert key in ignored, key
+    assert "<visual>/<collision> geometry" not in ignored and len(model.collisions) == 1  # the box is read
     # the values read
     i = model.joint_id("shoulder")
     assert model.lower[model.idx_q[i]] == 0 and model.upper[model.idx_q[i]] == 0  # the URDF default

@@ -9,7 +9,20 @@ What is read (URDF spec, http://wiki.ros.org/urdf/XML):
   frame is honoured: the tensor given in the inertial frame is rotated into the link axes,
   ``I_link = R I R^T``, and the centre of mass is ``xyz``. A link without ``<inertial>`` gets
   mass 0 (report note, kind "default"). Mesh file names of ``<visual>``/``<collision>`` are
-  kept in ``model.meshes[link]`` (not loaded); shapes, origins and materials are not kept.
+  kept in ``model.meshes[link]``; visual shapes, origins and materials are not kept.
+* ``<collision>`` (``origin``; ``box size``, ``sphere radius``, ``cylinder radius length``,
+  ``capsule radius length``, ``mesh filename scale``) becomes a shape of ``model.collisions``
+  (:mod:`artidyn.geometry`), named after its ``name`` attribute when unique in the model, else
+  ``<link>_<k>`` (the k-th ``<collision>`` of the link, as pinocchio names them); a link lumped by a fixed joint hands its shapes to the body that absorbs it. A
+  mesh is read with coal's loader and used as its convex hull; its file name is resolved by
+  :mod:`artidyn.io.mesh_paths` (relative to the URDF file, ``package://`` through the parent
+  folders, ``ROS_PACKAGE_PATH``, ``AMENT_PREFIX_PATH``; ``file://``). A mesh file that cannot be
+  found or read, or a shape with a non-positive size, is skipped with a note of kind "ignored"
+  (``strict=True`` raises). pinocchio's ``<collision_checking><capsule name=.../>`` reads that
+  cylinder as a capsule. With a fixed base, the shapes of the links fixed to the world and of
+  the links they carry through a moving joint are excluded from colliding (adjacent links, as
+  the parent-child filter does for every other joint; an "info" note lists them).
+  ``collisions=False`` skips all this (reported as ignored).
 * ``<joint>``: revolute, continuous (an unbounded revolute, nq = 1), prismatic, fixed (the child
   is lumped into its parent by the builder and stays a frame of kind "link"), floating (a free
   joint, only between the root link and its child). ``planar`` is refused (ModelError).
@@ -43,13 +56,16 @@ never repaired.
 Safety: the XML goes through :mod:`artidyn.io.safexml` (defusedxml, no DTD, no entities, size,
 depth and element-count limits). Errors name the file and the line.
 """
+import pathlib
 import warnings
 
 import numpy as np
 
 from ..builder import ModelBuilder
 from ..errors import ModelError, ParseError
+from ..geometry import Box, Capsule, Cylinder, Mesh, Sphere
 from ..model import ConstraintSpec
+from .mesh_paths import resolve_mesh
 from .safexml import parse_xml, read_source
 from .urdf_reader import UrdfReader, repaired_inertia  # noqa: F401
 
@@ -126,11 +142,74 @@ def _mimic_specs(reader, joints):
     return specs
 
 
+def _shape(item, base_dir):
+    """The geometry shape of a ``<collision>`` record; FileNotFoundError / ModelError if it cannot be."""
+    tag = item["tag"]
+    if tag == "box":
+        return Box(item["size"])
+    if tag == "sphere":
+        return Sphere(item["radius"])
+    if tag == "cylinder":
+        return Cylinder(item["radius"], item["length"])
+    if tag == "capsule":
+        return Capsule(item["radius"], item["length"])
+    return Mesh(resolve_mesh(item["filename"], base_dir), scale=item["scale"])
+
+
+def _collisions(builder, reader, links, order, base_dir):
+    """Add each link's ``<collision>`` shapes to the builder; unusable ones become notes."""
+    counts, skipped = {}, 0
+    names = [it["name"] for n in order for it in links[n]["collisions"] if it["name"]]
+    used = set(names)
+    for n in order:
+        for k, it in enumerate(links[n]["collisions"]):
+            name = it["name"] if it["name"] and names.count(it["name"]) == 1 else f"{n}_{k}"
+            name = None if name in used and name != it["name"] else name  # None: the builder picks one
+            used.add(name)
+            try:
+                shape = _shape(it, base_dir)
+            except (FileNotFoundError, ModelError) as exc:
+                what = f"mesh '{it['filename']}'" if it["tag"] == "mesh" else f"<{it['tag']}>"
+                reader.note("ignored", it["el"], f"link '{n}'", f"<collision> {what}: {exc}; collision skipped")
+                skipped += 1
+                continue
+            builder.add_collision(n, shape, xyz=it["xyz"], rpy=it["rpy"], name=name)
+            counts[it["tag"]] = counts.get(it["tag"], 0) + 1
+    if counts or skipped:
+        kinds = ", ".join(f"{k} {v}" for k, v in counts.items())
+        msg = f"{sum(counts.values())} collision shape(s) read into model.collisions ({kinds or 'none'})"
+        if counts.get("mesh"):
+            msg += "; meshes are used as their convex hulls"
+        if skipped:
+            msg += f"; {skipped} skipped (see the notes)"
+        reader.notes.append(("info", "collisions", msg, None))
+
+
+def _exclude_fixed_base_neighbours(builder, reader, links, order, parent_joint, floating_base):
+    """Fixed base: the links fixed to the world don't collide with the links they carry by a moving
+    joint (adjacent links; the model's parent-child filter spares the world, which is scenery)."""
+    root = order[0]
+    fixed = {root} if not floating_base else set()
+    for n in order[1:]:
+        if parent_joint[n]["parent"] in fixed and parent_joint[n]["kind"] == "fixed":
+            fixed.add(n)
+    if not any(links[n]["collisions"] for n in fixed):
+        return
+    pairs = [(parent_joint[n]["parent"], n) for n in order[1:]
+             if parent_joint[n]["parent"] in fixed and n not in fixed]
+    for a, b in pairs:
+        builder.exclude_collision(a, b)
+    if pairs:
+        reader.notes.append(("info", "collisions", f"fixed base: collisions between the links fixed to the world "
+                             f"and the links they carry excluded ({', '.join(f'{a}-{b}' for a, b in pairs[:6])}"
+                             f"{' ...' if len(pairs) > 6 else ''})", None))
+
+
 class InertiaRepairWarning(UserWarning):
     """A URDF's inertial data was physically invalid and has been repaired (see the load report)."""
 
 
-def load_urdf(path, floating_base=False, strict=False, gravity=(0.0, 0.0, -9.81), repair=True):
+def load_urdf(path, floating_base=False, strict=False, gravity=(0.0, 0.0, -9.81), repair=True, collisions=True):
     """Read a URDF file (or URDF text) into a :class:`artidyn.Model`.
 
     Parameters
@@ -152,6 +231,9 @@ def load_urdf(path, floating_base=False, strict=False, gravity=(0.0, 0.0, -9.81)
         robots of example-robot-data (pr2, tiago, romeo, go1, anymal, ...) ship such data.
         ``repair=False`` raises ModelError instead (file, line, link, eigenvalues), and so does
         ``strict=True``. Negative masses are never repaired.
+    collisions : bool, default True
+        Read ``<collision>`` shapes into ``model.collisions`` (mesh files are read: with meshes,
+        loading takes longer the first time). False: reported as ignored, ``model.collisions`` empty.
 
     Raises
     ------
@@ -160,7 +242,7 @@ def load_urdf(path, floating_base=False, strict=False, gravity=(0.0, 0.0, -9.81)
     FileNotFoundError : ``path`` is not a file.
     """
     data, source = read_source(path)
-    reader = UrdfReader(parse_xml(data, source), source, strict, repair)
+    reader = UrdfReader(parse_xml(data, source), source, strict, repair, collisions)
     name, links, joints = reader.read()
     root, order, parent_joint = reader.tree(links, joints)
     if floating_base and root == "world":
@@ -198,6 +280,10 @@ def load_urdf(path, floating_base=False, strict=False, gravity=(0.0, 0.0, -9.81)
         reader.notes.append(("info", "links", f"{len(rotated)} link(s) with a rotated inertial frame (e.g. "
                              f"'{rotated[0]}'): inertia rotated into the link axes", links[rotated[0]]["el"].line))
     builder.constraint_specs = _mimic_specs(reader, joints)
+    if collisions:
+        base_dir = pathlib.Path(source).parent if source != "<string>" else pathlib.Path.cwd()
+        _collisions(builder, reader, links, order, base_dir)
+        _exclude_fixed_base_neighbours(builder, reader, links, order, parent_joint, floating_base)
     reader.finish(builder)
     try:
         model = builder.build()

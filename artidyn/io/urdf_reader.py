@@ -20,7 +20,10 @@ _ATTRS = {"robot": {"name"}, "link": {"name"}, "joint": {"name", "type"}, "origi
           "mass": {"value"}, "inertia": {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"},
           "parent": {"link"}, "child": {"link"}, "axis": {"xyz"},
           "limit": {"lower", "upper", "effort", "velocity"}, "dynamics": {"damping", "friction"},
-          "mimic": {"joint", "multiplier", "offset"}}
+          "mimic": {"joint", "multiplier", "offset"}, "collision": {"name"}, "box": {"size"},
+          "sphere": {"radius"}, "cylinder": {"radius", "length"}, "capsule": {"radius", "length"},
+          "mesh": {"filename", "scale"}}
+SHAPE_TAGS = ("box", "sphere", "cylinder", "capsule", "mesh")
 _WHY = {"transmission": "transmissions are not modelled", "gazebo": "simulator settings",
         "material": "appearance", "sensor": "sensors are not modelled",
         "ros2_control": "controller settings", "safety_controller": "soft limits are not modelled",
@@ -30,8 +33,9 @@ _WHY = {"transmission": "transmissions are not modelled", "gazebo": "simulator s
 class UrdfReader:
     """Turns the element tree into link and joint records, with a report of what it assumed."""
 
-    def __init__(self, root, source, strict, repair):
+    def __init__(self, root, source, strict, repair, collisions=True):
         self.source, self.strict, self.repair = source, strict, repair
+        self.read_collisions = collisions
         self.notes = []        # (kind, element, message, line)
         self.ignored = {}      # kind key -> [line, count, message]
         self.root = root
@@ -103,14 +107,21 @@ class UrdfReader:
         name = self.name(el)
         what = f"link '{name}': "
         rec = {"name": name, "el": el, "mass": 0.0, "com": np.zeros(3), "inertia": np.zeros((3, 3)),
-               "meshes": [], "rotated": False}
+               "meshes": [], "rotated": False, "collisions": []}
         self.check_attrs(el)
         inertial = self.child(el, "inertial")
+        checking = []
         for c in el.children:
-            if c.tag in ("visual", "collision"):
+            if c.tag == "visual" or (c.tag == "collision" and not self.read_collisions):
                 self.geometry(c, rec)
+            elif c.tag == "collision":
+                self.collision(c, rec)
+            elif c.tag == "collision_checking" and self.read_collisions:
+                checking.append(c)
             elif c.tag != "inertial":
                 self.ignore(c, "link")
+        for c in checking:
+            self.collision_checking(c, rec)
         if inertial is not None:
             self.inertial(inertial, rec, what)
         elif name != "world":  # a link 'world' is the world frame
@@ -162,8 +173,71 @@ class UrdfReader:
                         rec["meshes"].append(f)
             elif c.tag != "origin":
                 self.ignore(c, el.tag)
-        self.ignore(el, "link", key="<visual>/<collision> geometry",
-                    msg="shapes, origins, scales not kept (mesh file names are in model.meshes)")
+        if el.tag == "visual":
+            self.ignore(el, "link", key="<visual> geometry",
+                        msg="shapes, origins, scales not kept (mesh file names are in model.meshes)")
+        else:
+            self.ignore(el, "link", key="<collision> geometry", msg="not read (load_urdf(collisions=False))")
+
+    def collision(self, el, rec):
+        """``<collision name><origin/><geometry><box|sphere|cylinder|capsule|mesh/></geometry>``: a
+        record ``{name, el, tag, xyz, rpy, size | radius, length | filename, scale}`` in
+        ``rec["collisions"]`` (shapes and files are made by :mod:`.urdf`)."""
+        what = f"link '{rec['name']}': "
+        self.check_attrs(el)
+        xyz, rpy = self.origin(el, what)
+        geom = self.child(el, "geometry")
+        for c in el.children:
+            if c.tag not in ("origin", "geometry"):
+                self.ignore(c, "collision")
+        shapes = geom.children if geom is not None else []
+        if len(shapes) > 1:
+            raise self.error(shapes[1], f"{what}<geometry> holds more than one shape "
+                                        f"(<{shapes[0].tag}>, <{shapes[1].tag}>)")
+        if not shapes:
+            self.note("ignored", el, f"link '{rec['name']}'", "<collision> without a shape in <geometry>: skipped")
+            return
+        g = shapes[0]
+        if g.tag not in SHAPE_TAGS:
+            self.note("ignored", g, f"link '{rec['name']}'", f"<collision> shape <{g.tag}> unknown "
+                                                              f"(known: {', '.join(SHAPE_TAGS)}): skipped")
+            return
+        self.check_attrs(g)
+        item = {"name": el.attrib.get("name", "").strip() or None, "el": g, "tag": g.tag, "xyz": xyz, "rpy": rpy}
+        if g.tag == "box":
+            item["size"] = self.floats(g, "size", 3, what=what)
+        elif g.tag == "sphere":
+            item["radius"] = float(self.floats(g, "radius", 1, what=what)[0])
+        elif g.tag in ("cylinder", "capsule"):
+            item["radius"] = float(self.floats(g, "radius", 1, what=what)[0])
+            item["length"] = float(self.floats(g, "length", 1, what=what)[0])
+        else:
+            f = g.attrib.get("filename", "").strip()
+            if not f:
+                raise self.error(g, f"{what}<mesh> has no 'filename' attribute")
+            item["filename"] = f
+            item["scale"] = self.floats(g, "scale", 3, (1, 1, 1), what)
+            if f not in rec["meshes"]:
+                rec["meshes"].append(f)
+        rec["collisions"].append(item)
+
+    def collision_checking(self, el, rec):
+        """pinocchio's ``<collision_checking>``: ``<capsule name="n"/>`` reads the cylinder collision
+        'n' as a capsule of the same radius and length; ``<convex>`` is what meshes are anyway."""
+        for c in el.children:
+            name = c.attrib.get("name", "")
+            if c.tag == "capsule":
+                hits = [it for it in rec["collisions"] if it["name"] == name and it["tag"] == "cylinder"]
+                if hits:
+                    hits[0]["tag"] = "capsule"
+                    self.notes.append(("info", f"link '{rec['name']}'", f"cylinder '{name}' read as a capsule "
+                                       f"(<collision_checking>)", c.line))
+                else:
+                    self.note("ignored", c, f"link '{rec['name']}'",
+                              f"<collision_checking><capsule name='{name}'>: no cylinder collision named "
+                              f"'{name}' in this link")
+            elif c.tag != "convex":  # meshes are always used as their convex hulls
+                self.ignore(c, "collision_checking")
 
     # -- joints ---------------------------------------------------------------------------
     def joint(self, el):

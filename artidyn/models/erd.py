@@ -94,7 +94,9 @@ def example_robot(name, floating_base=None, repair=True, **kwargs):
 
     ``floating_base=None`` picks the default of :func:`default_floating`. ``repair=True``
     replaces the package's physically invalid inertias (reported in ``model.load_report``).
-    Other keyword arguments (``strict``, ``gravity``) go to ``load_urdf``.
+    Other keyword arguments (``strict``, ``gravity``, ``collisions``) go to ``load_urdf``; the
+    ``<collision>`` shapes (1606 in version 6.0.0, meshes read as convex hulls) are in
+    ``model.collisions``.
     """
     from ..io.urdf import load_urdf
     if floating_base is None:

@@ -311,7 +311,7 @@ def _progress_bar(total, done, name):
 def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f_ext=None, controller=None,
              t_eval=None, record_every=1, rtol=1e-7, atol=1e-9, energy_tol=0.1, friction=True,
              max_steps=50_000_000, progress=None, ivp_options=None, record=RECORD, constraints=None,
-             baumgarte=None, projection=True):
+             baumgarte=None, projection=True, contact=None):
     """Simulate the model from ``(q0, v0)`` under torques, a controller and external wrenches.
 
     Parameters
@@ -374,6 +374,12 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
         after every step; default on) keep the state on the constraints. The result also holds
         ``constraint_forces`` and ``drift``.
 
+    contact : :class:`artidyn.contact.ContactSettings`, optional
+        Unilateral contacts between the model's collision shapes, with Coulomb friction and
+        Newton restitution: the run goes to :func:`~artidyn.sim.contact_run.simulate_contact`
+        (``method="moreau_jean"``, the default for "auto"; one state; ``dt`` default 1 ms). The
+        result also holds ``contacts``, ``contact_forces`` and ``events``.
+
     Returns
     -------
     SimulationResult
@@ -387,6 +393,13 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
         step underflowed: the message names the time, step and joint and what to try; the
         partial result is ``error.result``.
     """
+    if contact is not None or method == "moreau_jean":
+        from .contact_run import simulate_contact
+        if constraints is not None or controller is not None:
+            raise InputError("simulate with contact: constraints= and controller= are not supported together with "
+                             "contact= yet")
+        return simulate_contact(model, q0, v0, tau, t_final, 1e-3 if dt is None else dt, contact,
+                                "moreau_jean" if method == "auto" else method, f_ext, friction)
     if method not in METHODS:
         raise InputError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if isinstance(constraints, str):

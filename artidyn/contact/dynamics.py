@@ -1,0 +1,178 @@
+"""Contact dynamics at the acceleration level: unilateral constraints with KKT multipliers.
+
+For the contacts that are closed and not separating (gap <= margin, u_n <= 0), the normal
+accelerations and forces are complementary (seed: "Équations avec contraintes", psi(q) >= 0,
+psi > 0 => mu = 0, psi = 0 => mu >= 0; Pfeiffer & Glocker, "Multibody Dynamics with Unilateral
+Contacts", 1996)::
+
+    M a + h = tau + J^T lambda,    acc = J a + Jdot v = G lambda + b,    G = J M^-1 J^T,
+    b = J M^-1 (tau - h) + Jdot v,   0 <= lambda_n  _|_  acc_n >= 0
+
+and Coulomb's law per contact: a **sticking** contact (tangential velocity zero) has its force
+in the cone |lambda_t| <= mu lambda_n with zero tangential acceleration, or slips with the force
+on the cone's edge against the tangential acceleration (the acceleration-level law, in De
+Saxcé's complementarity form); a **sliding** contact (tangential velocity u_t != 0) has
+``lambda_t = -mu lambda_n u_t / |u_t|``: its only unknown is lambda_n, and the normal problem
+``acc_n = A lambda_n + c`` is an LCP whose matrix is no longer symmetric. When A is not a
+P-matrix the LCP may have no solution or several: **Painlevé's paradoxes**, reported in
+``status`` ("inconsistent": Lemke ends on a ray, no solution; "indeterminate": a solution found
+but not the only one possible), never resolved silently.
+
+``Jdot v`` is the relative classical acceleration of the two material points at a = 0 in the
+contact frame; the term from the rotation of the normal is left out (exact against a flat
+surface of the world; for two curved moving bodies it is the usual first-order model).
+"""
+from itertools import combinations
+from typing import NamedTuple
+
+import numpy as np
+
+from ..dynamics import crba, rnea
+from ..geometry import contact_candidates
+from ..kinematics import body_placements, jacobian_bias
+from .jacobian import contact_frames, contact_jacobian
+from .settings import ContactSettings
+from .solvers import lemke, project_cone, solve_contacts
+
+
+class ContactDynamicsResult(NamedTuple):
+    """``a`` (nv); ``forces`` (k, 3): each active contact's force on body a in its frame (n, t1,
+    t2); ``frames`` (k, 3, 3); ``body_a``, ``body_b``, ``point_a`` (k, 3) world; ``modes``: per
+    contact "frictionless", "stick" or "slide"; ``status``: "ok", "inconsistent" (no solution)
+    or "indeterminate" (several); ``residual``: the largest complementarity residual."""
+
+    a: np.ndarray
+    forces: np.ndarray
+    frames: np.ndarray
+    body_a: np.ndarray
+    body_b: np.ndarray
+    point_a: np.ndarray
+    modes: list
+    status: str
+    residual: float
+
+
+def _bias(model, q, v, C, frames, T):
+    """(k, 3): Jdot v of each contact in its frame (relative classical accelerations at a = 0)."""
+    out = np.zeros((len(C.distance), 3))
+    for i in range(len(C.distance)):
+        acc = np.zeros(3)
+        for body, p, sign in ((C.body_a[i], C.point_a[i], 1.0), (C.body_b[i], C.point_b[i], -1.0)):
+            body = int(body)
+            if body == 0:
+                continue
+            local = T[body, :3, :3].T @ (p - T[body, :3, 3])
+            acc += sign * jacobian_bias(model, q, v, model.body_names[body], point=local)[3:]
+        out[i] = frames[i].T @ acc
+    return out
+
+
+def _is_p_matrix(A):
+    """All principal minors positive (small matrices: up to 10 rows)."""
+    n = A.shape[0]
+    return all(np.linalg.det(A[np.ix_(s, s)]) > 0 for r in range(1, n + 1) for s in combinations(range(n), r))
+
+
+def contact_dynamics(model, q, v, tau, settings=None, f_ext=None, friction=True, vel_tol=1e-9):
+    """Forward dynamics with the model's contacts at (q, v, tau): a :class:`ContactDynamicsResult`.
+
+    Active contacts: gap <= ``settings.margin`` and normal velocity <= ``vel_tol`` (closed, not
+    opening). Sliding (|u_t| > vel_tol, friction > 0) or sticking is decided by the velocity.
+    """
+    s = ContactSettings() if settings is None else settings
+    q, v, tau = (np.asarray(x, dtype=float) for x in (q, v, tau))
+    T = body_placements(model, q)
+    M = crba(model, q)
+    h = rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)
+    a_free = np.linalg.solve(M, tau - h)
+    C = contact_candidates(model, T, margin=s.margin)
+    k = len(C.distance)
+    if k:
+        frames = contact_frames(C.normal)
+        J = contact_jacobian(model, q, C, frames, T)
+        u = (J @ v).reshape(k, 3)
+        active = u[:, 0] <= vel_tol
+    if not k or not np.any(active):
+        z = np.zeros((0, 3))
+        return ContactDynamicsResult(a_free, z, np.zeros((0, 3, 3)), np.zeros(0, int), np.zeros(0, int), z, [], "ok",
+                                     0.0)
+    C = type(C)(*(np.asarray(x)[active] for x in C))
+    frames, u = frames[active], u[active]
+    J = J[np.repeat(active, 3)]
+    k = len(C.distance)
+    MinvJt = np.linalg.solve(M, J.T)
+    G = J @ MinvJt
+    b = J @ a_free + _bias(model, q, v, C, frames, T).ravel()
+    mu = float(s.friction)
+    slide = (mu > 0) & (np.hypot(u[:, 1], u[:, 2]) > vel_tol)
+    modes = ["frictionless" if mu == 0 else ("slide" if sl else "stick") for sl in slide]
+    if not np.any(slide):
+        sol = solve_contacts(G, b, mu, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter)
+        lam = np.asarray(sol.lam, dtype=float)
+        status = "ok" if sol.status == "converged" else sol.status
+        residual = max((float(x) for x in sol.residuals.values()), default=0.0)
+    else:
+        lam, status, residual = _with_sliding(G, b, mu, slide, u, s)
+    a = a_free + MinvJt @ lam
+    return ContactDynamicsResult(a, lam.reshape(k, 3), frames, np.asarray(C.body_a), np.asarray(C.body_b),
+                                 np.asarray(C.point_a), modes, status, residual)
+
+
+def _with_sliding(G, b, mu, slide, u, s):
+    """Sliding contacts: lambda_i = E_i lambda_n,i with E_i = (1, -mu d_i); sticking ones keep 3
+    unknowns. Only sliding: the normal LCP by Lemke, with Painlevé's cases detected; mixed:
+    projected Gauss-Seidel on the reduced (non-symmetric) problem."""
+    k = slide.size
+    cols, E = [], []
+    for i in range(k):
+        if slide[i]:
+            d = u[i, 1:] / np.hypot(u[i, 1], u[i, 2])
+            e = np.zeros(3 * k)
+            e[3 * i:3 * i + 3] = (1.0, -mu * d[0], -mu * d[1])
+            E.append(e)
+            cols.append(("slide", i))
+        else:
+            for j in range(3):
+                e = np.zeros(3 * k)
+                e[3 * i + j] = 1.0
+                E.append(e)
+                cols.append(("stick", i))
+    E = np.array(E).T                                   # (3k, m'): lambda = E x
+    rows = [3 * i for i in range(k) if slide[i]] if np.all(slide) else None
+    if rows is not None:                                # pure sliding: acc_n = A x + c
+        A, c = G[rows] @ E, b[rows]
+        sol = lemke(A, c)
+        if sol.status != "converged":
+            return np.zeros(3 * k), "inconsistent", float("inf")
+        x = np.asarray(sol.z, dtype=float)
+        w = A @ x + c
+        residual = float(max(np.max(np.abs(np.minimum(x, w))), 0.0))
+        status = "ok" if _is_p_matrix(A) else "indeterminate"
+        return E @ x, status, residual
+    return _mixed_pgs(G, b, E, cols, mu, k, s)
+
+
+def _mixed_pgs(G, b, E, cols, mu, k, s):
+    """Projected Gauss-Seidel over contacts on lambda = E x (sticking: the cone, sliding: x_n >= 0)."""
+    lam = np.zeros(3 * k)
+    GE = G @ E
+    for it in range(s.max_iter):
+        old = lam.copy()
+        x = np.linalg.lstsq(E, lam, rcond=None)[0]
+        for i in range(k):
+            sl = slice(3 * i, 3 * i + 3)
+            acc = G[sl] @ lam + b[sl]
+            r = 1.0 / max(np.max(np.abs(np.diag(G[sl, sl]))), 1e-300)
+            idx = [j for j, (kind, c) in enumerate(cols) if c == i]
+            if cols[idx[0]][0] == "slide":
+                j = idx[0]
+                x[j] = max(0.0, x[j] - acc[0] / max(GE[3 * i, j], 1e-300))
+                lam[sl] = E[sl, j] * x[j]
+            else:
+                ut = np.hypot(acc[1], acc[2])
+                lam[sl] = project_cone(lam[sl] - r * (acc + np.array([mu * ut, 0.0, 0.0])), mu)
+        if np.max(np.abs(lam - old)) <= s.tol * (1.0 + np.max(np.abs(lam))):
+            break
+    acc = G @ lam + b
+    residual = float(np.max(np.abs(np.minimum(lam[0::3], acc[0::3]))))
+    return lam, ("ok" if residual < 1e-6 else "indeterminate"), residual

@@ -1,0 +1,69 @@
+"""Contact frames and the contact Jacobian: relative velocity of the two material points.
+
+For contact i between body a and body b, with unit normal ``n`` (world axes, from b to a) and
+witness points ``p_a`` on a, ``p_b`` on b, the contact frame is ``C_i = [n, t1, t2]`` and the
+contact velocity is the relative velocity of the two material points in that frame::
+
+    u_i = C_i^T (v_a(p_a) - v_b(p_b)) = J_i v,      v_k(p) = v_k(o_k) + omega_k x (p - o_k)
+
+so ``J_i = C_i^T (J_a,lin(p_a) - J_b,lin(p_b))`` with ``J_lin(p) = J_lin(o) - [p - o]x J_ang``
+from each body's world Jacobian at its origin (rows [angular; linear], world axes). ``u_n > 0``
+separates; a point contact constrains the linear velocity only (the angular rows stay free).
+The impulses / forces ``lambda_i = (lambda_n, lambda_t1, lambda_t2)`` act on a at p_a (and the
+opposite on b at p_b): ``M dv = J^T lambda``.
+"""
+import numpy as np
+
+from ..kinematics import body_placements, jacobian
+
+
+def tangents(n):
+    """Two unit tangents (t1, t2) completing the unit normal n to a right-handed frame [n, t1, t2];
+    t1 is made from the world axis least aligned with n (deterministic)."""
+    n = np.asarray(n, dtype=float)
+    e = np.zeros(3)
+    e[int(np.argmin(np.abs(n)))] = 1.0
+    t1 = np.cross(n, e)
+    t1 /= np.linalg.norm(t1)
+    return t1, np.cross(n, t1)
+
+
+def contact_frames(normals):
+    """(k, 3, 3): the columns n, t1, t2 of each contact frame."""
+    normals = np.asarray(normals, dtype=float).reshape(-1, 3)
+    out = np.empty((normals.shape[0], 3, 3))
+    for i, n in enumerate(normals):
+        t1, t2 = tangents(n)
+        out[i] = np.column_stack([n, t1, t2])
+    return out
+
+
+def _point_jacobians(model, q, T, bodies, points):
+    """(k, 3, nv): the world linear Jacobian of the material point ``points[i]`` of ``bodies[i]``."""
+    out = np.zeros((len(bodies), 3, model.nv))
+    cache = {}
+    for i, (k, p) in enumerate(zip(bodies, points)):
+        k = int(k)
+        if k == 0:
+            continue
+        if k not in cache:
+            cache[k] = jacobian(model, q, model.body_names[k])
+        Jk = cache[k]
+        r = p - T[k, :3, 3]
+        skew = np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+        out[i] = Jk[3:] - skew @ Jk[:3]
+    return out
+
+
+def contact_jacobian(model, q, contacts, frames=None, T=None):
+    """The contact Jacobian (3k, nv), rows (n, t1, t2) per contact, of the contacts (a
+    :class:`artidyn.geometry.Contacts`) at configuration q; ``frames`` (k, 3, 3) as
+    :func:`contact_frames` gives them, computed when not given."""
+    k = len(contacts.distance)
+    if k == 0:
+        return np.zeros((0, model.nv))
+    T = body_placements(model, q) if T is None else T
+    C = contact_frames(contacts.normal) if frames is None else frames
+    Ja = _point_jacobians(model, q, T, contacts.body_a, contacts.point_a)
+    Jb = _point_jacobians(model, q, T, contacts.body_b, contacts.point_b)
+    return np.einsum("kji,kjn->kin", C, Ja - Jb).reshape(3 * k, model.nv)

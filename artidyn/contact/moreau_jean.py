@@ -1,0 +1,112 @@
+"""Moreau-Jean time stepping: impacts, contacts and Coulomb friction in one velocity-level step.
+
+Moreau (1988), Jean (1999); Acary & Brogliato, "Numerical Methods for Nonsmooth Dynamical
+Systems" (2008), ch. 10. One step from (q_k, v_k), with the forces taken at the step's start::
+
+    v_free = v_k + h M(q_k)^-1 (tau - h(q_k, v_k))              (h: Coriolis, gravity, friction)
+    active = { i : g_i(q_k) + gamma h u_n,i(q_k, v_k) <= 0 }     (gamma = 1/2: Siconos' rule; 0 is
+                                                                 taken as 1e-9 m, so that a face at
+                                                                 rest keeps all its corners)
+    v_k+1  = v_free + M^-1 J^T P                                 (P: the impulses of the step)
+    u = J v_k+1,    u_n + e u_n,k >= 0  _|_  P_n >= 0            (Newton's impact law, per contact)
+    Coulomb: P in the cone |P_t| <= mu P_n, De Saxce's complementarity on (u_n + e u_n,k + mu |u_t|, u_t)
+    q_k+1  = q_k (+) h (theta v_k+1 + (1 - theta) v_k)
+
+so that a contact that closes gets Newton's restitution, a resting contact keeps u_n = 0 (the
+impacts accumulate without event location: a Zeno sequence ends in finite steps), and friction
+sticks or slips inside the same problem. The one-step problem, in the impulses, is
+``u = W P + b`` with the Delassus matrix ``W = J M^-1 J^T`` and ``b = J v_free + e u_n,k``
+(normal rows), solved by :func:`artidyn.contact.solve_contacts`.
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+from ..configuration import integrate
+from ..dynamics import crba, rnea
+from ..geometry import contact_candidates
+from ..kinematics import body_placements, body_velocities
+from .jacobian import contact_frames, contact_jacobian
+from .settings import ContactSettings
+from .solvers import solve_contacts
+
+
+ACTIVE_TOL = 1e-9   # m: a predicted gap below this counts as closed (a resting face's corners, at 0 +- rounding)
+
+
+class ActiveContacts(NamedTuple):
+    """The contacts of one step: body pairs, world witness points and frames (k, 3, 3: columns n,
+    t1, t2), gaps, the impulses P (k, 3) in the contact frames, the contact velocity after the
+    step (k, 3) and before it (k, 3)."""
+
+    body_a: np.ndarray
+    body_b: np.ndarray
+    point_a: np.ndarray
+    point_b: np.ndarray
+    frames: np.ndarray
+    gap: np.ndarray
+    impulse: np.ndarray
+    u_after: np.ndarray
+    u_before: np.ndarray
+
+
+class StepResult(NamedTuple):
+    q: np.ndarray
+    v: np.ndarray
+    contacts: ActiveContacts
+    solver_status: str
+    residual: float
+    iterations: int
+
+
+def _reach(model, q, v):
+    """How far a point of a body may travel per second (m/s): |v_origin| + |omega| * 1 m, the most
+    over the bodies; widens the detection margin so that no contact is missed within a step."""
+    V = body_velocities(model, q, v)[1:]
+    if V.size == 0:
+        return 0.0
+    return float(np.max(np.linalg.norm(V[:, 3:], axis=1) + np.linalg.norm(V[:, :3], axis=1)))
+
+
+def _subset(C, mask):
+    return type(C)(*(np.asarray(x)[mask] for x in C))
+
+
+def moreau_jean_step(model, q, v, tau, h, settings=None, f_ext=None, friction=True, warm=None):
+    """One Moreau-Jean step from (q, v) with torques tau over the step ``h``: a :class:`StepResult`."""
+    s = ContactSettings() if settings is None else settings
+    T = body_placements(model, q)
+    M = crba(model, q)
+    nle = rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)
+    v_free = v + h * np.linalg.solve(M, tau - nle)
+    cand = contact_candidates(model, T, margin=s.margin + s.gamma * h * _reach(model, q, v))
+    k = len(cand.distance)
+    empty = ActiveContacts(*(np.zeros((0,) + sh) for sh in ((), (), (3,), (3,), (3, 3), (), (3,), (3,), (3,))))
+    if k:
+        frames = contact_frames(cand.normal)
+        J = contact_jacobian(model, q, cand, frames, T)
+        u_before = (J @ v).reshape(k, 3)
+        active = cand.distance + s.gamma * h * u_before[:, 0] <= ACTIVE_TOL
+    if not k or not np.any(active):
+        v_new = v_free
+        q_new = integrate(model, q, h * (s.theta * v_new + (1.0 - s.theta) * v))
+        return StepResult(q_new, v_new, empty, "no contact", 0.0, 0)
+    rows = np.repeat(active, 3)
+    J, frames, u_before = J[rows], frames[active], u_before[active]
+    cand = _subset(cand, active)
+    k = int(active.sum())
+    MinvJt = np.linalg.solve(M, J.T)
+    W = J @ MinvJt
+    b = J @ v_free
+    b[0::3] += s.restitution * u_before[:, 0]
+    sol = solve_contacts(W, b, s.friction, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter,
+                         warm_start=warm)
+    P = np.asarray(sol.lam, dtype=float)
+    v_new = v_free + MinvJt @ P
+    q_new = integrate(model, q, h * (s.theta * v_new + (1.0 - s.theta) * v))
+    u_after = (J @ v_new).reshape(k, 3)
+    res = max((float(x) for x in sol.residuals.values()), default=0.0)
+    contacts = ActiveContacts(np.asarray(cand.body_a), np.asarray(cand.body_b), np.asarray(cand.point_a),
+                              np.asarray(cand.point_b), frames, np.asarray(cand.distance), P.reshape(k, 3), u_after,
+                              u_before)
+    return StepResult(q_new, v_new, contacts, sol.status, res, int(sol.iterations))

@@ -1,0 +1,55 @@
+"""Contact settings: the laws (Coulomb friction, Newton restitution), the detection margin, the
+time-stepping parameters and the solver."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+
+SOLVERS = ("pgs", "admm", "lemke")
+CONES = ("soc", "pyramid")
+
+
+@dataclass(frozen=True)
+class ContactSettings:
+    """How contacts behave and are solved.
+
+    friction : Coulomb coefficient mu (0: frictionless), the same for every pair.
+    restitution : Newton's coefficient e in [0, 1]: the normal velocity after an impact is
+        ``-e`` times the one before (``u_n+ + e u_n- >= 0``, complementary to the impulse).
+    margin : detection distance (m): pairs closer than this (plus what the bodies can travel in a
+        step) are candidates; a candidate becomes active when its gap predicted half a step ahead,
+        ``g + gamma h u_n``, is <= 0 (Siconos' rule, gamma = 1/2).
+    theta : Moreau-Jean's theta (1/2: the midpoint on the positions; 1: backward Euler).
+    gamma : the prediction factor of the active set.
+    solver : "admm" (the default: robust to redundant contacts, e.g. a face resting on its
+        corners), "pgs" (projected Gauss-Seidel over contacts, exact per-contact solves), or
+        "lemke" (exact, frictionless or the friction pyramid, for small problems).
+    cone : "soc" (the exact Coulomb cone) or "pyramid" (4 facets).
+    tol, max_iter : the solver's stopping rule.
+    """
+
+    friction: float = 0.0
+    restitution: float = 0.0
+    margin: float = 1e-3
+    theta: float = 0.5
+    gamma: float = 0.5
+    solver: str = "admm"
+    cone: str = "soc"
+    tol: float = 1e-10
+    max_iter: int = 500
+
+    def __post_init__(self):
+        for name, lo, hi in (("friction", 0.0, np.inf), ("restitution", 0.0, 1.0), ("margin", 0.0, np.inf),
+                             ("theta", 0.0, 1.0), ("gamma", 0.0, 1.0), ("tol", 0.0, np.inf)):
+            x = getattr(self, name)
+            if not (isinstance(x, (int, float, np.floating, np.integer)) and lo <= float(x) <= hi):
+                raise InputError(f"ContactSettings: {name} must be a number in [{lo}, {hi}], got {x!r}")
+        if self.theta < 0.5:
+            raise InputError(f"ContactSettings: theta must be in [0.5, 1] (unstable below), got {self.theta}")
+        if self.solver not in SOLVERS:
+            raise InputError(f"ContactSettings: solver must be one of {', '.join(SOLVERS)}, got {self.solver!r}")
+        if self.cone not in CONES:
+            raise InputError(f"ContactSettings: cone must be one of {', '.join(CONES)}, got {self.cone!r}")
+        if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
+            raise InputError(f"ContactSettings: max_iter must be a positive integer, got {self.max_iter!r}")

@@ -1,0 +1,123 @@
+"""Simulation with unilateral contacts, impacts and friction (``simulate(..., contact=...)``).
+
+``method="moreau_jean"``: the time-stepping scheme of :mod:`artidyn.contact.moreau_jean`, one
+step per ``dt`` (the readable route: a Python loop over steps; collision detection, Jacobians and
+the one-step contact problem at every step).
+
+The result holds, besides q, v (``a`` is the mean acceleration of each step, impulses included),
+``contacts`` (per sample: the :class:`~artidyn.contact.moreau_jean.ActiveContacts` of the step
+that starts there), ``contact_forces`` (S, nb+1, 3): the total contact force on each body (world
+axes; the step's impulses divided by dt) and ``events``: (time, kind, body_a, body_b) with kind
+"impact" (a contact closes with a negative normal velocity), "lift-off" (an active pair opens),
+"stick" / "slip" (the tangential velocity of a frictional pair becomes zero / nonzero).
+"""
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from ..configuration import as_batch, as_q
+from ..contact.moreau_jean import moreau_jean_step
+from ..contact.settings import ContactSettings
+from ..dynamics import kinetic_energy, potential_energy
+from ..errors import InputError, SimulationError
+from .result import Energy, SimulationResult
+
+SLIP_TOL = 1e-9    # |u_t| (m/s) below which a frictional contact counts as sticking
+
+
+class ContactEvent(NamedTuple):
+    time: float
+    kind: str
+    body_a: str
+    body_b: str
+
+
+def _pairs(model, C):
+    return {(int(a), int(b)) for a, b in zip(C.body_a, C.body_b)}
+
+
+def _sliding(C):
+    out = {}
+    for a, b, u, P in zip(C.body_a, C.body_b, C.u_after, C.impulse):
+        if P[0] > 0:
+            key = (int(a), int(b))
+            out[key] = out.get(key, False) or bool(np.hypot(u[1], u[2]) > SLIP_TOL)
+    return out
+
+
+def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=None, method="moreau_jean",
+                     f_ext=None, friction=True):
+    """Simulate with contacts from (q0, v0): see the module docstring. ``tau``: a constant, one row
+    per step, or a function ``tau(t, q, v)`` (held over the step)."""
+    from .simulate import coordinate_names, time_grid
+
+    if method != "moreau_jean":
+        raise InputError(f"simulate with contact: method must be 'moreau_jean', got {method!r} (the event-driven "
+                         f"integrator is not available yet)")
+    s = contact if contact is not None else ContactSettings()
+    if not isinstance(s, ContactSettings):
+        raise InputError(f"simulate: contact must be an artidyn.contact.ContactSettings, got {type(s).__name__}")
+    if not getattr(model, "collisions", ()):
+        raise InputError(f"simulate with contact: model '{model.name}' has no collision shapes (add them with "
+                         f"ModelBuilder.add_collision, or read a URDF with <collision> elements)")
+    Q, single = as_q(model, q0, "q0")
+    V, single_v = as_batch(model, np.zeros(model.nv) if v0 is None else v0, "v0", "nv")
+    if not (single and single_v):
+        raise InputError("simulate with contact takes one state (q0 (nq,), v0 (nv,))")
+    q, v = Q[0].copy(), V[0].copy()
+    t = time_grid(t_final, dt)
+    h = float(t[1] - t[0])
+    S = t.size
+    table = None if callable(tau) else np.asarray(tau, dtype=float)
+    out_q, out_v, out_a, out_tau = (np.zeros((S, n)) for n in (model.nq, model.nv, model.nv, model.nv))
+    forces = np.zeros((S, model.nb + 1, 3))
+    contacts, events = [], []
+    prev_pairs, prev_slide = set(), {}
+    worst = 0.0
+    start = time.perf_counter()
+    for k in range(S):
+        if callable(tau):
+            tk = np.asarray(tau(t[k], q, v), dtype=float)
+        elif table.ndim == 2:
+            tk = table[min(k, table.shape[0] - 1)]
+        else:
+            tk = np.broadcast_to(table, (model.nv,))
+        out_q[k], out_v[k], out_tau[k] = q, v, tk
+        step = moreau_jean_step(model, q, v, tk, h, s, f_ext=f_ext, friction=friction)
+        if not (np.all(np.isfinite(step.q)) and np.all(np.isfinite(step.v))):
+            raise SimulationError(f"simulate with contact: the state became non-finite at t = {t[k]:.6g} s (step {k}, "
+                                  f"dt = {h:.3g} s); try a smaller dt")
+        C = step.contacts
+        contacts.append(C)
+        worst = max(worst, step.residual)
+        world_force = np.einsum("kij,kj->ki", C.frames, C.impulse) / h
+        for a, b, f in zip(C.body_a, C.body_b, world_force):
+            forces[k, int(a)] += f
+            forces[k, int(b)] -= f
+        pairs = _pairs(model, C)
+        for a, b in sorted(pairs - prev_pairs):
+            closing = [u[0] < 0 for aa, bb, u in zip(C.body_a, C.body_b, C.u_before) if (aa, bb) == (a, b)]
+            if any(closing):
+                events.append(ContactEvent(float(t[k]), "impact", model.body_names[a], model.body_names[b]))
+        for a, b in sorted(prev_pairs - pairs):
+            events.append(ContactEvent(float(t[k]), "lift-off", model.body_names[a], model.body_names[b]))
+        if s.friction > 0:
+            slide = _sliding(C)
+            for key, sl in slide.items():
+                if key in prev_slide and prev_slide[key] != sl:
+                    events.append(ContactEvent(float(t[k]), "slip" if sl else "stick", model.body_names[key[0]],
+                                               model.body_names[key[1]]))
+            prev_slide = slide
+        prev_pairs = pairs
+        out_a[k] = (step.v - v) / h
+        if k < S - 1:
+            q, v = step.q, step.v
+    wall = time.perf_counter() - start
+    kin, pot = kinetic_energy(model, out_q, out_v), potential_energy(model, out_q)
+    result = SimulationResult(t, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,
+                              q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
+                              method=method, dt=h, wall_time=wall,
+                              stats={"accepted_steps": S - 1, "route": "reference", "max_solver_residual": worst})
+    result.contacts, result.contact_forces, result.events = contacts, forces, events
+    return result

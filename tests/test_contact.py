@@ -1,0 +1,202 @@
+"""Contacts, impacts and friction: Moreau-Jean time stepping against published numbers (Siconos'
+bouncing ball) and closed forms (bounce heights, Zeno accumulation, a puck stopping, a sphere
+starting to roll, a block on an incline, a box resting on four corners), and the
+acceleration-level contact dynamics (a box at rest, Painlevé's rod).
+"""
+import pathlib
+
+import numpy as np
+import pytest
+
+import artidyn as ad
+from artidyn.contact import ContactSettings, contact_dynamics
+from artidyn.geometry import Box, HalfSpace, Sphere
+from artidyn.spatial import quat_to_matrix
+
+G = 9.81
+DATA = pathlib.Path(__file__).parent / "data"
+
+
+def ball(R=0.1, m=1.0, gravity=(0.0, 0.0, -G)):
+    b = ad.ModelBuilder("ball", gravity=gravity)
+    b.add_body("ball", "world", "free", mass=m, inertia=np.eye(3) * 0.4 * m * R * R)
+    b.add_collision("ball", Sphere(R))
+    b.add_collision("world", HalfSpace(normal=(0, 0, 1), offset=0.0))
+    return b.build()
+
+
+def box(size=(0.2, 0.2, 0.1), m=1.0, gravity=(0.0, 0.0, -G)):
+    b = ad.ModelBuilder("box", gravity=gravity)
+    x, y, z = size
+    b.add_body("box", "world", "free", mass=m, inertia=np.diag([y * y + z * z, x * x + z * z, x * x + y * y]) * m / 12)
+    b.add_collision("box", Box(size))
+    b.add_collision("world", HalfSpace(normal=(0, 0, 1), offset=0.0))
+    return b.build()
+
+
+def state(model, z, v_lin=(0.0, 0.0, 0.0), omega=(0.0, 0.0, 0.0)):
+    q = ad.neutral(model)
+    q[:3] = (0.0, 0.0, z)
+    v = np.concatenate([omega, v_lin])          # free joint: [omega; v] in the body frame (= world here)
+    return q, v
+
+
+# --- Moreau-Jean against Siconos' bouncing ball ---------------------------------------------------
+
+def test_bouncing_ball_matches_siconos_moreau_jean_step_for_step():
+    """h = 0.005, theta = 0.5, e = 0.9, m = 1, R = 0.1, the gap starting at 1: the time-stepping
+    scheme's own trajectory (impacts, the Zeno accumulation, resting with theta's small
+    penetration), not only the physics, for 2000 steps."""
+    ref = np.load(DATA / "siconos_bouncing_ball_ts.npz")
+    model = ball(R=0.1)
+    q0, v0 = state(model, 1.0 + 0.1)
+    run = ad.simulate(model, q0, v0, t_final=ref["t"][-1], dt=0.005,
+                      contact=ContactSettings(restitution=0.9, theta=0.5, solver="lemke"))
+    np.testing.assert_allclose(run.t, ref["t"], atol=1e-12)
+    np.testing.assert_allclose(run.q[:, 2] - 0.1, ref["q"], atol=1e-10)
+    np.testing.assert_allclose(run.v[:, 5], ref["v"], atol=1e-9)
+    impulse = np.array([c.impulse[:, 0].sum() if len(c.gap) else 0.0 for c in run.contacts])
+    np.testing.assert_allclose(impulse[:-1], ref["p"][1:], atol=1e-9)   # Siconos prints a step's impulse at its end
+    kinds = [e.kind for e in run.events]
+    assert kinds[0] == "impact" and run.events[0].time == pytest.approx(0.45)
+
+
+def test_bounce_heights_and_zeno_accumulation():
+    """Apex heights h e^(2k); the impacts accumulate at t = sqrt(2h/g) (1+e)/(1-e), after which the
+    ball rests (fixed steps: the run ends, nothing hangs)."""
+    h0, e, R = 0.5, 0.8, 0.05
+    model = ball(R=R)
+    q0, v0 = state(model, h0 + R)
+    dt = 5e-4
+    t_inf = np.sqrt(2 * h0 / G) * (1 + e) / (1 - e)
+    run = ad.simulate(model, q0, v0, t_final=t_inf + 0.5, dt=dt, contact=ContactSettings(restitution=e))
+    z = run.q[:, 2] - R
+    impacts = [ev.time for ev in run.events if ev.kind == "impact"]
+    for k in range(1, 4):          # apexes between impacts
+        seg = (run.t > impacts[k - 1]) & (run.t < impacts[k])
+        assert z[seg].max() == pytest.approx(h0 * e ** (2 * k), rel=0.01)
+    assert impacts[-1] < t_inf + 0.02
+    rest = run.t > t_inf + 0.05
+    assert np.max(np.abs(run.v[rest, 5])) < 1e-8 and np.max(np.abs(z[rest])) < 1e-4
+    np.testing.assert_allclose(run.contact_forces[rest, 1, 2], G, rtol=1e-6)   # resting: the ground carries m g
+
+
+def test_energy_is_never_created_and_kept_with_e_1():
+    model = ball(R=0.1)
+    q0, v0 = state(model, 0.6, v_lin=(0.3, 0.0, 0.0))
+    run = ad.simulate(model, q0, v0, t_final=2.0, dt=1e-3, contact=ContactSettings(restitution=1.0))
+    E = run.energy.total
+    assert np.max(E - E[0]) < 1e-9 * abs(E[0]) + 1e-9            # never created
+    assert np.max(np.abs(E - E[0])) < 2e-2 * abs(E[0])            # kept, to the scheme's O(h) at the impacts
+    run = ad.simulate(model, q0, v0, t_final=2.0, dt=1e-3, contact=ContactSettings(restitution=0.5, friction=0.3))
+    E = run.energy.total
+    impacts = [int(round(ev.time / 1e-3)) for ev in run.events if ev.kind == "impact"]
+    assert len(impacts) > 3
+    for k in impacts:                                             # every impact step dissipates
+        assert E[k + 1] < E[k]
+    # in flight a spinning ball's explicit body-frame forces leave an O(h^2) error per step, no more
+    assert np.max(E - np.minimum.accumulate(E)) < 1e-4 * E[0]
+
+
+# --- friction ---------------------------------------------------------------------------------------
+
+def test_puck_stops_after_v0_squared_over_2_mu_g():
+    mu, v0 = 0.4, 1.5
+    model = box(size=(0.2, 0.2, 0.02))
+    q0, v = state(model, 0.01, v_lin=(v0, 0.0, 0.0))
+    run = ad.simulate(model, q0, v, t_final=0.5, dt=5e-4, contact=ContactSettings(friction=mu))
+    d = v0 ** 2 / (2 * mu * G)
+    assert run.q[-1, 0] == pytest.approx(d, rel=2e-3)
+    t_stop = v0 / (mu * G)
+    after = run.t > t_stop + 0.01
+    assert np.max(np.abs(run.v[after, 3])) < 1e-8                 # it stays
+    assert "stick" in [e.kind for e in run.events]
+
+
+def test_sphere_launched_sliding_starts_rolling():
+    """A sphere sliding without spin rolls after t = 2 v0 / (7 mu g), at 5 v0 / 7."""
+    mu, v0, R = 0.2, 2.0, 0.1
+    model = ball(R=R)
+    q0, v = state(model, R, v_lin=(v0, 0.0, 0.0))
+    dt = 1e-4
+    run = ad.simulate(model, q0, v, t_final=0.4, dt=dt, contact=ContactSettings(friction=mu, solver="pgs"))
+    t_roll = 2 * v0 / (7 * mu * G)
+    Rs = np.array([quat_to_matrix(q[3:7]) for q in run.q])
+    v_world = np.einsum("kij,kj->ki", Rs, run.v[:, 3:])          # the free joint's v is in the body frame
+    w_world = np.einsum("kij,kj->ki", Rs, run.v[:, :3])
+    # rolling from t_roll on, at 5 v0 / 7; the forces taken at the step's start (explicit in the
+    # body-frame velocity product omega x v of the free joint) let a spinning body's speed creep by
+    # O(h): 0.2 % over the run at dt = 1e-4 (1.2 % at 5e-4)
+    late = run.t > t_roll + 0.005
+    np.testing.assert_allclose(v_world[late, 0], 5 * v0 / 7, rtol=2.5e-3)
+    np.testing.assert_allclose(w_world[late, 1] * R, v_world[late, 0], rtol=1e-5)   # rolling: v = omega R
+    slip = np.abs(v_world[:, 0] - w_world[:, 1] * R)
+    t_onset = run.t[np.argmax(slip < 1e-5)]
+    assert abs(t_onset - t_roll) < 10 * dt                         # the roll starts at 2 v0 / (7 mu g)
+    early = (run.t > 0.01) & (run.t < 0.8 * t_roll)
+    np.testing.assert_allclose(np.diff(v_world[early, 0]) / dt, -mu * G, rtol=1e-2)   # sliding: -mu g (same creep)
+
+
+@pytest.mark.parametrize("theta_deg, mu", [(20.0, 0.5), (30.0, 0.3)])
+def test_block_on_an_incline_sticks_or_slides(theta_deg, mu):
+    """Gravity tilted by theta: the block sticks when tan(theta) <= mu, otherwise it slides with
+    a = g (sin theta - mu cos theta)."""
+    th = np.radians(theta_deg)
+    model = box(size=(0.2, 0.2, 0.05), gravity=(G * np.sin(th), 0.0, -G * np.cos(th)))
+    q0, v = state(model, 0.025)
+    run = ad.simulate(model, q0, v, t_final=0.3, dt=1e-3, contact=ContactSettings(friction=mu))
+    x = run.q[:, 0]
+    if np.tan(th) <= mu:
+        assert np.max(np.abs(x)) < 1e-9
+    else:
+        a = G * (np.sin(th) - mu * np.cos(th))
+        np.testing.assert_allclose(x, 0.5 * a * run.t ** 2, rtol=1e-9, atol=1e-12)   # exact: theta = 1/2
+
+
+def test_box_resting_on_four_corners_stays_and_carries_its_weight():
+    m = 2.0
+    model = box(size=(0.3, 0.2, 0.1), m=m)
+    q0, v = state(model, 0.05)
+    run = ad.simulate(model, q0, v, t_final=0.5, dt=1e-3, contact=ContactSettings(friction=0.5))
+    np.testing.assert_allclose(run.q, np.broadcast_to(run.q[0], run.q.shape), atol=1e-6)
+    np.testing.assert_allclose(run.contact_forces[5:, 1], np.broadcast_to([0, 0, m * G], (run.t.size - 5, 3)),
+                               atol=1e-6)
+    assert all(len(c.gap) == 4 for c in run.contacts[1:])
+    res = contact_dynamics(model, run.q[-1], np.zeros(model.nv), np.zeros(model.nv), ContactSettings(friction=0.5))
+    assert res.status == "ok" and len(res.modes) == 4
+    np.testing.assert_allclose(res.a, 0.0, atol=1e-8)
+    np.testing.assert_allclose(res.forces[:, 0].sum(), m * G, rtol=1e-9)
+
+
+# --- Painlevé ---------------------------------------------------------------------------------------
+
+def painleve_rod(theta, L=1.0, m=1.0):
+    """A thin rod (length L) leaning at angle theta on the ground, sliding along +x at its lower
+    end: a sphere of tiny radius at that end is the contact."""
+    b = ad.ModelBuilder("rod")
+    b.add_body("rod", "world", "free", mass=m, inertia=np.diag([m * L * L / 12, m * L * L / 12, 1e-6]))
+    b.add_collision("rod", Sphere(1e-4), xyz=(0.0, 0.0, -L / 2))
+    b.add_collision("world", HalfSpace())
+    model = b.build()
+    q = ad.neutral(model)
+    c, s = np.cos(theta), np.sin(theta)
+    # the rod's axis (local z) tilted by (90 deg - theta) about y, its lower end on the ground
+    tilt = np.pi / 2 - theta
+    q[3:7] = (0.0, np.sin(tilt / 2), 0.0, np.cos(tilt / 2))
+    q[:3] = (L / 2 * c, 0.0, L / 2 * s + 1e-4)
+    return model, q
+
+
+def test_painleve_rod_solved_below_the_critical_friction_and_reported_above():
+    """Sliding with the lower end moving toward the rod's foot side, the normal problem is
+    a lambda + b with a = (1 + 3 cos^2 th - 3 mu sin th cos th) / m: for mu above 4/3 (at some
+    angles) a < 0 and the LCP has no solution or two (Painlevé's paradox)."""
+    th = np.radians(30.0)
+    model, q = painleve_rod(th)
+    R = ad.frame_placement(model, q, "rod")[:3, :3]
+    v = np.zeros(model.nv)
+    v[3:] = R.T @ np.array([-1.0, 0.0, 0.0])          # sliding along -x, in the body frame
+    ok = contact_dynamics(model, q, v, np.zeros(model.nv), ContactSettings(friction=0.3, margin=1e-3))
+    assert ok.status == "ok" and ok.modes == ["slide"] and ok.forces[0, 0] > 0
+    bad = contact_dynamics(model, q, v, np.zeros(model.nv), ContactSettings(friction=5.0, margin=1e-3))
+    assert bad.status in ("inconsistent", "indeterminate")
