@@ -528,21 +528,22 @@ def factor_state(B, K, TF, q, qd, S, phi, strict):
 
 
 @nb.njit
-def solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy):
+def solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy, refresh=True):
     """The constrained accelerations at (q, qd) with the factors of :func:`factor_state` at q
     (any qd): RNEA for h (and, unless energy is None, the kinetic and potential energy read off
-    that pass into energy[0:2]), the rows' ``Jdot v`` for this qd, then a0, lambda and a. work[5, 0] <-
-    max |J a - gamma|."""
+    that pass into energy[0:2]), the rows' ``Jdot v`` for this qd (``refresh``; False: the qd of
+    the factorisation, its rows kept), then a0, lambda and a. work[5, 0] <- max |J a - gamma|."""
     lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux = S
     nv, m = M.shape[0], G.shape[0]
     h = work[0, :nv]
     rnea_state(B, qd, work[1, :nv], fext, opts, h)       # work[1] holds zeros (qdd = 0)
     if energy is not None:
         energy[0], energy[1] = energy_after_dynamics(B, qd)
-    world_velocities(B, qd)       # the rows again, for this qd's Jdot v (J and phi are unchanged)
     gamma = work[2, :m]
-    if not constraint_rows(B, K, TF, q, qd, Jst, gamma, phi, aux, Ja, Jb, T2, sm):
-        return DEGENERATE
+    if refresh:                   # the rows again, for this qd's Jdot v (J and phi are unchanged)
+        world_velocities(B, qd)
+        if not constraint_rows(B, K, TF, q, qd, Jst, gamma, phi, aux, Ja, Jb, T2, sm):
+            return DEGENERATE
     for r in range(m):              # gamma = -Jdot v - 2 alpha J v - beta^2 phi
         jv = 0.0
         for k in range(nv):
@@ -589,7 +590,7 @@ def constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam
     code = factor_state(B, K, TF, q, qd, S, phi, strict)
     if code != OK:
         return code
-    return solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy)
+    return solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy, False)
 
 
 @nb.njit
