@@ -200,3 +200,29 @@ def test_painleve_rod_solved_below_the_critical_friction_and_reported_above():
     assert ok.status == "ok" and ok.modes == ["slide"] and ok.forces[0, 0] > 0
     bad = contact_dynamics(model, q, v, np.zeros(model.nv), ContactSettings(friction=5.0, margin=1e-3))
     assert bad.status in ("inconsistent", "indeterminate")
+
+
+# --- joint limits as unilateral constraints -----------------------------------------------------------
+
+@pytest.mark.parametrize("e", [0.0, 0.5])
+def test_pendulum_stops_or_bounces_at_its_joint_limit(e):
+    """A pendulum released horizontally swings down onto a stop at -30 deg: with e = 0 it stays on
+    the stop, with e = 0.5 it leaves it at half the arrival speed; the limit is never crossed."""
+    b = ad.ModelBuilder("pendulum_stop", gravity=(0.0, 0.0, -G))
+    b.add_body("link", "world", "revolute", joint_name="hinge", axis=(0, 1, 0), mass=1.0, com=(0.5, 0, 0),
+               inertia=np.diag([1e-4, 1e-4, 1e-4]), lower=-np.radians(120.0), upper=np.radians(30.0))
+    model = b.build()
+    dt = 1e-3
+    run = ad.simulate(model, np.array([0.0]), np.zeros(1), t_final=0.8, dt=dt,
+                      contact=ContactSettings(limit_restitution=e))
+    th = run.q[:, 0]
+    # velocity-level scheme: the stop is reached within one step's travel (h |w| / 2), never further
+    assert th.max() <= np.radians(30.0) + 0.5 * dt * np.max(np.abs(run.v[:, 0])) + 1e-12
+    hits = [ev for ev in run.events if ev.kind == "limit"]
+    assert hits and hits[0].body_a == "hinge" and hits[0].body_b == "upper"
+    k = int(round(hits[0].time / dt))
+    w_in = run.v[k, 0]                                                 # arriving speed (rad/s), > 0
+    # the free swing before the stop: energy m g (0.5 sin th) = 1/2 I w^2
+    I = 1.0 * 0.25 + 1e-4
+    assert w_in == pytest.approx(np.sqrt(2 * G * 0.5 * np.sin(th[k] if th[k] > 0 else 0) / I), rel=0.05)
+    assert run.v[k + 1, 0] == pytest.approx(-e * w_in, rel=1e-6, abs=1e-9)

@@ -50,6 +50,16 @@ class ActiveContacts(NamedTuple):
     u_before: np.ndarray
 
 
+class ActiveLimits(NamedTuple):
+    """The joint limits active in a step: the dof index, the side (+1 lower, -1 upper), the gap
+    and the impulse (a generalized force times dt, >= 0 pushing back into the range)."""
+
+    dof: np.ndarray
+    side: np.ndarray
+    gap: np.ndarray
+    impulse: np.ndarray
+
+
 class StepResult(NamedTuple):
     q: np.ndarray
     v: np.ndarray
@@ -57,6 +67,39 @@ class StepResult(NamedTuple):
     solver_status: str
     residual: float
     iterations: int
+    limits: ActiveLimits = None
+
+
+NO_LIMITS = ActiveLimits(np.zeros(0, int), np.zeros(0), np.zeros(0), np.zeros(0))
+
+
+def limit_rows(model):
+    """(dof (v index), q index, lower, upper) of the 1-dof joints with a finite limit; cached."""
+    out = model._cache.get("contact.limits")
+    if out is None:
+        from ..joints import PRISMATIC, REVOLUTE
+        rows = []
+        for i in range(1, model.nb + 1):
+            if model.joint_type[i] in (REVOLUTE, PRISMATIC):
+                kq, kv = int(model.idx_q[i]), int(model.idx_v[i])
+                lo, hi = float(model.lower[kq]), float(model.upper[kq])
+                if np.isfinite(lo) or np.isfinite(hi):
+                    rows.append((kv, kq, lo, hi))
+        out = model._cache["contact.limits"] = rows
+    return out
+
+
+def _active_limits(model, q, v, h, s):
+    """Rows (l, nv) = side * e_dof, gaps, normal velocities, dofs, sides of the limits closing
+    within half a step."""
+    dofs, sides, gaps = [], [], []
+    for kv, kq, lo, hi in limit_rows(model):
+        for side, gap in ((1.0, q[kq] - lo), (-1.0, hi - q[kq])):
+            if np.isfinite(gap) and gap + s.gamma * h * side * v[kv] <= ACTIVE_TOL:
+                dofs.append(kv)
+                sides.append(side)
+                gaps.append(gap)
+    return np.array(dofs, dtype=int), np.array(sides), np.array(gaps)
 
 
 def _reach(model, q, v):
@@ -79,34 +122,49 @@ def moreau_jean_step(model, q, v, tau, h, settings=None, f_ext=None, friction=Tr
     M = crba(model, q)
     nle = rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)
     v_free = v + h * np.linalg.solve(M, tau - nle)
-    cand = contact_candidates(model, T, margin=s.margin + s.gamma * h * _reach(model, q, v))
-    k = len(cand.distance)
+    cand = contact_candidates(model, T, margin=s.margin + s.gamma * h * _reach(model, q, v)) \
+        if model.collisions else None
+    k = 0 if cand is None else len(cand.distance)
+    ldof, lside, lgap = _active_limits(model, q, v, h, s) if s.joint_limits else (np.zeros(0, int),) * 3
     empty = ActiveContacts(*(np.zeros((0,) + sh) for sh in ((), (), (3,), (3,), (3, 3), (), (3,), (3,), (3,))))
     if k:
         frames = contact_frames(cand.normal)
         J = contact_jacobian(model, q, cand, frames, T)
         u_before = (J @ v).reshape(k, 3)
         active = cand.distance + s.gamma * h * u_before[:, 0] <= ACTIVE_TOL
-    if not k or not np.any(active):
+    if (not k or not np.any(active)) and not ldof.size:
         v_new = v_free
         q_new = integrate(model, q, h * (s.theta * v_new + (1.0 - s.theta) * v))
-        return StepResult(q_new, v_new, empty, "no contact", 0.0, 0)
-    rows = np.repeat(active, 3)
-    J, frames, u_before = J[rows], frames[active], u_before[active]
-    cand = _subset(cand, active)
-    k = int(active.sum())
+        return StepResult(q_new, v_new, empty, "no contact", 0.0, 0, NO_LIMITS)
+    if k:
+        rows = np.repeat(active, 3)
+        J, frames, u_before = J[rows], frames[active], u_before[active]
+        cand = _subset(cand, active)
+        k = int(active.sum())
+    else:
+        J, frames, u_before = np.zeros((0, model.nv)), np.zeros((0, 3, 3)), np.zeros((0, 3))
+        cand = None
+    n_l = ldof.size
+    if n_l:                          # each active limit: a frictionless "contact" on its dof
+        L = np.zeros((3 * n_l, model.nv))
+        L[3 * np.arange(n_l), ldof] = lside
+        J = np.vstack([J, L])
     MinvJt = np.linalg.solve(M, J.T)
     W = J @ MinvJt
     b = J @ v_free
-    b[0::3] += s.restitution * u_before[:, 0]
-    sol = solve_contacts(W, b, s.friction, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter,
+    b[0:3 * k:3] += s.restitution * u_before[:, 0]
+    if n_l:
+        b[3 * k::3] += s.limit_restitution * lside * v[ldof]
+    mu = np.concatenate([np.full(k, float(s.friction)), np.zeros(n_l)])
+    sol = solve_contacts(W, b, mu, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter,
                          warm_start=warm)
     P = np.asarray(sol.lam, dtype=float)
     v_new = v_free + MinvJt @ P
     q_new = integrate(model, q, h * (s.theta * v_new + (1.0 - s.theta) * v))
-    u_after = (J @ v_new).reshape(k, 3)
+    u_after = (J[:3 * k] @ v_new).reshape(k, 3)
     res = max((float(x) for x in sol.residuals.values()), default=0.0)
-    contacts = ActiveContacts(np.asarray(cand.body_a), np.asarray(cand.body_b), np.asarray(cand.point_a),
-                              np.asarray(cand.point_b), frames, np.asarray(cand.distance), P.reshape(k, 3), u_after,
-                              u_before)
-    return StepResult(q_new, v_new, contacts, sol.status, res, int(sol.iterations))
+    contacts = empty if not k else ActiveContacts(
+        np.asarray(cand.body_a), np.asarray(cand.body_b), np.asarray(cand.point_a), np.asarray(cand.point_b), frames,
+        np.asarray(cand.distance), P[:3 * k].reshape(k, 3), u_after, u_before)
+    limits = ActiveLimits(ldof, lside, lgap, P[3 * k::3]) if n_l else NO_LIMITS
+    return StepResult(q_new, v_new, contacts, sol.status, res, int(sol.iterations), limits)

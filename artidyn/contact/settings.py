@@ -27,6 +27,9 @@ class ContactSettings:
         "lemke" (exact, frictionless or the friction pyramid, for small problems).
     cone : "soc" (the exact Coulomb cone) or "pyramid" (4 facets).
     tol, max_iter : the solver's stopping rule.
+    joint_limits : the position limits of 1-dof joints as unilateral constraints (frictionless, with
+        ``limit_restitution``); False leaves them free (as the smooth integrators do).
+    limit_restitution : Newton's coefficient at a joint limit.
     """
 
     friction: float = 0.0
@@ -38,10 +41,13 @@ class ContactSettings:
     cone: str = "soc"
     tol: float = 1e-10
     max_iter: int = 500
+    joint_limits: bool = True
+    limit_restitution: float = 0.0
 
     def __post_init__(self):
         for name, lo, hi in (("friction", 0.0, np.inf), ("restitution", 0.0, 1.0), ("margin", 0.0, np.inf),
-                             ("theta", 0.0, 1.0), ("gamma", 0.0, 1.0), ("tol", 0.0, np.inf)):
+                             ("theta", 0.0, 1.0), ("gamma", 0.0, 1.0), ("tol", 0.0, np.inf),
+                             ("limit_restitution", 0.0, 1.0)):
             x = getattr(self, name)
             if not (isinstance(x, (int, float, np.floating, np.integer)) and lo <= float(x) <= hi):
                 raise InputError(f"ContactSettings: {name} must be a number in [{lo}, {hi}], got {x!r}")

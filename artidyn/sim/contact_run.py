@@ -9,7 +9,8 @@ The result holds, besides q, v (``a`` is the mean acceleration of each step, imp
 that starts there), ``contact_forces`` (S, nb+1, 3): the total contact force on each body (world
 axes; the step's impulses divided by dt) and ``events``: (time, kind, body_a, body_b) with kind
 "impact" (a contact closes with a negative normal velocity), "lift-off" (an active pair opens),
-"stick" / "slip" (the tangential velocity of a frictional pair becomes zero / nonzero).
+"stick" / "slip" (the tangential velocity of a frictional pair becomes zero / nonzero), "limit"
+(a joint reaches a position limit: body_a is the joint's name, body_b "lower" or "upper").
 """
 import time
 from typing import NamedTuple
@@ -31,6 +32,13 @@ class ContactEvent(NamedTuple):
     kind: str
     body_a: str
     body_b: str
+
+
+def _dof_joint(model, dof):
+    for i in range(1, model.nb + 1):
+        if model.idx_v[i] <= dof < model.idx_v[i] + model.nv_joint[i]:
+            return model.joint_names[i]
+    return str(dof)
 
 
 def _pairs(model, C):
@@ -58,9 +66,10 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     s = contact if contact is not None else ContactSettings()
     if not isinstance(s, ContactSettings):
         raise InputError(f"simulate: contact must be an artidyn.contact.ContactSettings, got {type(s).__name__}")
-    if not getattr(model, "collisions", ()):
-        raise InputError(f"simulate with contact: model '{model.name}' has no collision shapes (add them with "
-                         f"ModelBuilder.add_collision, or read a URDF with <collision> elements)")
+    from ..contact.moreau_jean import limit_rows
+    if not getattr(model, "collisions", ()) and not (s.joint_limits and limit_rows(model)):
+        raise InputError(f"simulate with contact: model '{model.name}' has no collision shapes and no joint limits "
+                         f"(add shapes with ModelBuilder.add_collision, or read a URDF with <collision> elements)")
     Q, single = as_q(model, q0, "q0")
     V, single_v = as_batch(model, np.zeros(model.nv) if v0 is None else v0, "v0", "nv")
     if not (single and single_v):
@@ -73,7 +82,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     out_q, out_v, out_a, out_tau = (np.zeros((S, n)) for n in (model.nq, model.nv, model.nv, model.nv))
     forces = np.zeros((S, model.nb + 1, 3))
     contacts, events = [], []
-    prev_pairs, prev_slide = set(), {}
+    prev_pairs, prev_slide, prev_limits = set(), {}, set()
     worst = 0.0
     start = time.perf_counter()
     for k in range(S):
@@ -110,6 +119,11 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
                                                model.body_names[key[1]]))
             prev_slide = slide
         prev_pairs = pairs
+        lim = step.limits
+        now_limits = set() if lim is None else {(int(d), float(sd)) for d, sd in zip(lim.dof, lim.side)}
+        for d, sd in sorted(now_limits - prev_limits):
+            events.append(ContactEvent(float(t[k]), "limit", _dof_joint(model, d), "lower" if sd > 0 else "upper"))
+        prev_limits = now_limits
         out_a[k] = (step.v - v) / h
         if k < S - 1:
             q, v = step.q, step.v
