@@ -15,12 +15,14 @@ The solvers take the problem in Delassus form (G = J M^-1 J^T, free term b, fric
     sol.lam, sol.u, sol.residuals, sol.iterations, sol.status
 """
 from .dynamics import ContactDynamicsResult, contact_dynamics
+from .inverse import ContactInverseResult, contact_inverse_dynamics
 from .jacobian import contact_frames, contact_jacobian
 from .moreau_jean import moreau_jean_step
 from .settings import ContactSettings
 from .solvers import (ContactSolution, LCPSolution, contact_residuals, lcp_residual, lemke,
                       pgs_lcp, project_cone, solve_contacts)
 
-__all__ = ["ContactDynamicsResult", "ContactSettings", "ContactSolution", "LCPSolution", "contact_dynamics",
+__all__ = ["ContactDynamicsResult", "ContactInverseResult", "ContactSettings", "ContactSolution", "LCPSolution",
+           "contact_dynamics", "contact_inverse_dynamics",
            "contact_frames", "contact_jacobian", "contact_residuals", "lcp_residual", "lemke", "moreau_jean_step",
            "pgs_lcp", "project_cone", "solve_contacts"]
