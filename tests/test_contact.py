@@ -226,3 +226,36 @@ def test_pendulum_stops_or_bounces_at_its_joint_limit(e):
     I = 1.0 * 0.25 + 1e-4
     assert w_in == pytest.approx(np.sqrt(2 * G * 0.5 * np.sin(th[k] if th[k] > 0 else 0) / I), rel=0.05)
     assert run.v[k + 1, 0] == pytest.approx(-e * w_in, rel=1e-6, abs=1e-9)
+
+
+# --- Newton's cradle: which impact law -------------------------------------------------------------
+
+def cradle(gap, n=3, R=0.05):
+    """n equal balls on x slides (no gravity), spaced 2R + gap."""
+    b = ad.ModelBuilder("cradle", gravity=(0.0, 0.0, 0.0))
+    for k in range(n):
+        b.add_body(f"ball{k}", "world", "prismatic", joint_name=f"x{k}", axis=(1, 0, 0), xyz=(k * (2 * R + gap), 0, 0),
+                   mass=1.0, inertia=np.eye(3) * 1e-3)
+        b.add_collision(f"ball{k}", Sphere(R))
+    return b.build()
+
+
+def test_newtons_cradle_gapped_impacts_transfer_the_velocity():
+    """Gapped balls (e = 1): the impacts are sequential in time, each a two-ball exchange: the
+    velocity goes through the chain to the last ball."""
+    model = cradle(gap=2e-3)
+    run = ad.simulate(model, np.zeros(3), np.array([1.0, 0.0, 0.0]), t_final=0.02, dt=1e-4,
+                      contact=ContactSettings(restitution=1.0, solver="lemke"))
+    np.testing.assert_allclose(run.v[-1], [0.0, 0.0, 1.0], atol=1e-9)
+    assert [e.kind for e in run.events].count("impact") == 2
+
+
+def test_newtons_cradle_touching_balls_take_the_simultaneous_law():
+    """Touching balls: Moreau-Jean applies Newton's law to both contacts at once (the simultaneous
+    law, documented): with e = 1 the LCP gives v = (-1/3, 2/3, 2/3), energy kept, not the
+    textbook cradle."""
+    model = cradle(gap=0.0)
+    run = ad.simulate(model, np.zeros(3), np.array([1.0, 0.0, 0.0]), t_final=0.002, dt=1e-4,
+                      contact=ContactSettings(restitution=1.0, solver="lemke"))
+    np.testing.assert_allclose(run.v[-1], [-1 / 3, 2 / 3, 2 / 3], atol=1e-9)
+    np.testing.assert_allclose(run.energy.kinetic[-1], 0.5, rtol=1e-12)
