@@ -89,8 +89,27 @@ def default_floating(name):
     return package in FLOATING_PACKAGES and path.stem not in FIXED_EXCEPTIONS
 
 
-def example_robot(name, floating_base=None, repair=True, **kwargs):
+def example_robot_srdf(name):
+    """The SRDF of an example-robot-data URDF (its package's ``srdf`` folder: the file named like
+    the URDF, else the one whose name starts the URDF's, e.g. solo.srdf for solo12), or None."""
+    urdf = pathlib.Path(example_robot_path(name))
+    folder = urdf.parent.parent / "srdf"
+    if not folder.is_dir():
+        return None
+    files = sorted(folder.glob("*.srdf"))
+    for f in files:
+        if f.stem == urdf.stem:
+            return f
+    prefixed = [f for f in files if urdf.stem.startswith(f.stem)]
+    return max(prefixed, key=lambda f: len(f.stem)) if prefixed else None
+
+
+def example_robot(name, floating_base=None, repair=True, srdf=True, **kwargs):
     """Load an example-robot-data URDF with :func:`artidyn.load_urdf`.
+
+    ``srdf=True`` also reads the robot's SRDF (:func:`example_robot_srdf`) and adds its disabled
+    collision pairs to ``model.collision_exclusions`` (the links that touch at rest); an SRDF that
+    names links the model lacks (a variant of the robot) is skipped with a load-report note.
 
     ``floating_base=None`` picks the default of :func:`default_floating`. ``repair=True``
     replaces the package's physically invalid inertias (reported in ``model.load_report``).
@@ -101,7 +120,16 @@ def example_robot(name, floating_base=None, repair=True, **kwargs):
     from ..io.urdf import load_urdf
     if floating_base is None:
         floating_base = default_floating(name)
-    return load_urdf(example_robot_path(name), floating_base=floating_base, repair=repair, **kwargs)
+    model = load_urdf(example_robot_path(name), floating_base=floating_base, repair=repair, **kwargs)
+    path = example_robot_srdf(name) if srdf and model.collisions else None
+    if path is not None:
+        from ..errors import ParseError
+        from ..io.srdf import apply_srdf
+        try:
+            model = apply_srdf(model, path)
+        except ParseError:
+            pass    # an SRDF of another variant of the robot (links this URDF lacks): collisions left as read
+    return model
 
 
 __all__ = ["example_robot", "example_robot_names", "example_robot_path", "default_floating",

@@ -1,0 +1,89 @@
+"""SRDF (the Semantic Robot Description Format of MoveIt): collision pairs to ignore, and named
+configurations.
+
+A URDF robot with mesh hulls usually touches itself at rest (neighbouring links overlap); its
+SRDF lists the link pairs whose collisions are meaningless (``<disable_collisions link1="..."
+link2="..." reason="..."/>``) and named poses (``<group_state name="standing"> <joint
+name="..." value="..."/> ... </group_state>``)::
+
+    model = artidyn.load_urdf("solo12.urdf", floating_base=True)
+    model = apply_srdf(model, "solo.srdf")                  # collision_exclusions extended
+    q = srdf_configurations(model, "solo.srdf")["standing"]
+
+Parsed with the same safe XML reader as URDF (no DTD, no entities, size limits); errors name the
+file and the line. Links are the URDF's, mapped to the model's bodies (lumped links to the body
+that carries them); pairs on one body are dropped (a body never collides with itself).
+"""
+import numpy as np
+
+from ..configuration import neutral
+from ..errors import NameNotFound, ParseError
+from .safexml import parse_xml, read_source
+
+
+def _root(path):
+    data, source = read_source(path, "SRDF")
+    root = parse_xml(data, source)
+    if root.tag != "robot":
+        raise ParseError(f"{source}:{root.line}: the root element is <{root.tag}>, an SRDF has <robot>")
+    return root, source
+
+
+def _body(model, link, source, line):
+    try:
+        return model.frame(link).body
+    except NameNotFound:
+        raise ParseError(f"{source}:{line}: link '{link}' is not in model '{model.name}'") from None
+
+
+def srdf_disabled_pairs(model, path):
+    """The body index pairs (i, j), i < j, of the SRDF's ``<disable_collisions>`` (two links
+    carried by one body are dropped)."""
+    root, source = _root(path)
+    pairs = set()
+    for el in root.children:
+        if el.tag != "disable_collisions":
+            continue
+        a, b = el.attrib.get("link1"), el.attrib.get("link2")
+        if not a or not b:
+            raise ParseError(f"{source}:{el.line}: <disable_collisions> needs link1 and link2")
+        i, j = _body(model, a, source, el.line), _body(model, b, source, el.line)
+        if i != j:
+            pairs.add((min(i, j), max(i, j)))
+    return sorted(pairs)
+
+
+def apply_srdf(model, path):
+    """``model`` with the SRDF's disabled collision pairs added to ``collision_exclusions``."""
+    pairs = set(model.collision_exclusions) | set(srdf_disabled_pairs(model, path))
+    return model.replace(collision_exclusions=tuple(sorted(pairs)))
+
+
+def srdf_configurations(model, path):
+    """{name: q} of the SRDF's ``<group_state>`` poses (joints not named keep the neutral value;
+    a free joint ``root_joint`` given with 7 values is taken as [p, quaternion xyzw])."""
+    root, source = _root(path)
+    out = {}
+    for el in root.children:
+        if el.tag != "group_state":
+            continue
+        name = el.attrib.get("name")
+        if not name:
+            raise ParseError(f"{source}:{el.line}: <group_state> needs a name")
+        q = neutral(model)
+        for j in el.children:
+            if j.tag != "joint":
+                continue
+            jn, val = j.attrib.get("name"), j.attrib.get("value")
+            try:
+                values = np.array([float(x) for x in (val or "").split()])
+            except ValueError:
+                raise ParseError(f"{source}:{j.line}: joint '{jn}': value {val!r} is not a list of numbers") from None
+            if jn not in model.joint_names:
+                continue        # a joint of another model variant (reduced, fixed) or a fixed one: not ours
+            sl = model.q_slice(jn)
+            if values.size != sl.stop - sl.start:
+                raise ParseError(f"{source}:{j.line}: joint '{jn}' takes {sl.stop - sl.start} values, got {values.size}")
+            q[sl] = values
+        out[name] = q
+    return out
