@@ -259,3 +259,24 @@ def test_newtons_cradle_touching_balls_take_the_simultaneous_law():
                       contact=ContactSettings(restitution=1.0, solver="lemke"))
     np.testing.assert_allclose(run.v[-1], [-1 / 3, 2 / 3, 2 / 3], atol=1e-9)
     np.testing.assert_allclose(run.energy.kinetic[-1], 0.5, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mu", [0.3, 0.05])
+def test_disk_on_an_incline_rolls_or_slips(mu):
+    """A disk on a 20 deg incline rolls with a = (2/3) g sin(theta) when mu >= tan(theta) / 3
+    (0.121), otherwise slips with a = g (sin theta - mu cos theta)."""
+    from artidyn.geometry import Cylinder
+    th, R, w = np.radians(20.0), 0.1, 0.02
+    b = ad.ModelBuilder("disk", gravity=(G * np.sin(th), 0.0, -G * np.cos(th)))
+    b.add_body("disk", "world", "free", mass=1.0, inertia=np.diag([(3 * R * R + w * w) / 12] * 2 + [R * R / 2]))
+    b.add_collision("disk", Cylinder(R, w))
+    b.add_collision("world", HalfSpace())
+    model = b.build()
+    q = ad.neutral(model)
+    q[3:7] = (np.sin(np.pi / 4), 0.0, 0.0, np.cos(np.pi / 4))      # the disk's axis (local z) along world y
+    q[2] = R
+    run = ad.simulate(model, q, np.zeros(6), t_final=0.3, dt=1e-3, contact=ContactSettings(friction=mu))
+    a = 2 * np.polyfit(run.t, run.q[:, 0], 2)[0]
+    expected = 2 / 3 * G * np.sin(th) if mu >= np.tan(th) / 3 else G * (np.sin(th) - mu * np.cos(th))
+    assert a == pytest.approx(expected, rel=2e-3)                  # (the O(dt) creep of a spinning body)
+    assert all(len(c.gap) == 2 for c in run.contacts)               # one point on each rim
