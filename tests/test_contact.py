@@ -280,3 +280,16 @@ def test_disk_on_an_incline_rolls_or_slips(mu):
     expected = 2 / 3 * G * np.sin(th) if mu >= np.tan(th) / 3 else G * (np.sin(th) - mu * np.cos(th))
     assert a == pytest.approx(expected, rel=2e-3)                  # (the O(dt) creep of a spinning body)
     assert all(len(c.gap) == 2 for c in run.contacts)               # one point on each rim
+
+
+def test_contact_runs_plot_their_forces(tmp_path):
+    model = ball(R=0.1)
+    q0, v0 = state(model, 0.3)
+    run = ad.simulate(model, q0, v0, t_final=0.6, dt=2e-3, contact=ContactSettings(restitution=0.5))
+    fig = run.plot(tmp_path / "ball.png", what=("q", "contact"))
+    assert (tmp_path / "ball.png").stat().st_size > 1000
+    ax = fig.axes[1]
+    assert [line.get_label() for line in ax.get_lines()][0] == "ball"          # the body that touches
+    assert sum(1 for line in ax.get_lines() if line.get_linestyle() == ":") >= 2   # the impacts
+    with pytest.raises(ValueError, match="not recorded"):
+        ad.simulate(model, q0, v0, t_final=0.01, dt=1e-3).plot(what=("contact",))

@@ -134,4 +134,5 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
                               method=method, dt=h, wall_time=wall,
                               stats={"accepted_steps": S - 1, "route": "reference", "max_solver_residual": worst})
     result.contacts, result.contact_forces, result.events = contacts, forces, events
+    result.contact_body_names = list(model.body_names)
     return result

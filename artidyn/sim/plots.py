@@ -6,7 +6,7 @@ Agg canvas, saved to files and returned; nothing global (backend, current figure
 import numpy as np
 
 _LABELS = {"q": "q [rad | m]", "v": "v [rad/s | m/s]", "a": "a [rad/s² | m/s²]", "tau": "τ [N·m | N]",
-           "energy": "energy [J]"}
+           "energy": "energy [J]", "contact": "contact force [N]"}
 _MAX_LINES = 12  # more coordinates than this: only the first ones are drawn, with a note
 
 
@@ -64,13 +64,16 @@ def plot_result(result, path=None, what=("q", "v", "tau", "energy"), run=0):
     unknown = [w for w in what if w not in _LABELS]
     if unknown:
         raise ValueError(f"plot: unknown panel(s) {unknown}; choose among {', '.join(_LABELS)}")
-    absent = [w for w in what if (result.energy if w == "energy" else getattr(result, w)) is None]
+    absent = [w for w in what if (result.energy if w == "energy" else getattr(result, w if w != "contact" else
+                                                                                  "contact_forces", None)) is None]
     if absent:
         raise ValueError(f"plot: {', '.join(absent)} not recorded in this result (see simulate's record=...)")
     fig, axes = new_figure(len(what))
     sel = (lambda x: x[run]) if result.batch else (lambda x: x)
     for ax, w in zip(axes, what):
-        if w == "energy":
+        if w == "contact":
+            draw_contact(ax, result)
+        elif w == "energy":
             for name in result.energy._fields:
                 ax.plot(result.t, sel(getattr(result.energy, name)), label=name)
             ax.set_ylabel(_LABELS[w])
@@ -82,6 +85,18 @@ def plot_result(result, path=None, what=("q", "v", "tau", "energy"), run=0):
     axes[-1].set_xlabel("t [s]")
     axes[0].set_title(repr(result), fontsize=8)
     return save(fig, path)
+
+
+def draw_contact(ax, result):
+    """The magnitude of the total contact force on each body that ever touches (the world left
+    out), and a dotted line at each impact / limit event."""
+    F = np.linalg.norm(result.contact_forces, axis=2)             # (S, nb+1)
+    names = getattr(result, "contact_body_names", [str(i) for i in range(F.shape[1])])
+    cols = [i for i in range(1, F.shape[1]) if np.any(F[:, i] > 0)]
+    draw_lines(ax, result.t, F[:, cols], [names[i] for i in cols], _LABELS["contact"])
+    for ev in getattr(result, "events", []):
+        if ev.kind in ("impact", "limit"):
+            ax.axvline(ev.time, color="0.6", linestyle=":", linewidth=0.8)
 
 
 def plot_torques(t, tau, names, path=None, title="", limits=None):

@@ -169,7 +169,8 @@ class SimulationResult:
 
     # --- plots ---------------------------------------------------------------------------------
     def plot(self, path=None, what=("q", "v", "tau", "energy"), run=0):
-        """A figure with one panel per item of ``what`` (among q, v, a, tau, energy).
+        """A figure with one panel per item of ``what`` (among q, v, a, tau, energy, and contact for
+        runs with contacts: the contact force on each touching body, impacts dotted).
 
         Saved as PNG (or any matplotlib format, from the suffix) when ``path`` is given.
         Returns the matplotlib Figure (Agg canvas: no window is opened).
