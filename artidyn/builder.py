@@ -148,7 +148,8 @@ class ModelBuilder:
         n.name, n.parent, n.kind = name, parent, kind
         n.moving = kind != "fixed"
         n.jtype = JOINT_CODES.get(kind, -1)
-        n.joint_name = joint_name or ("root_joint" if n.jtype == FREE else f"{name}_joint")
+        first_free = not any(getattr(o, "jtype", None) == FREE for o in self._nodes.values())
+        n.joint_name = joint_name or ("root_joint" if n.jtype == FREE and first_free else f"{name}_joint")
         if n.moving and any(getattr(o, "joint_name", None) == n.joint_name for o in self._nodes.values() if o.moving):
             raise ModelError(self._where(f"duplicate joint name '{n.joint_name}' (body '{name}')"))
         n.T = placement_from(placement, xyz, rpy, where=self._where(f"body '{name}': placement"))
@@ -394,9 +395,10 @@ class ModelBuilder:
             kinds.append("free" if n.jtype == FREE else ("spherical" if n.jtype == SPHERICAL else n.kind))
             jnames.append(n.joint_name)
             S.append(motion_subspace(n.jtype, n.axis))
-        if any(jtype[i] == FREE and i != 1 for i in range(1, nb + 1)):
-            bad = [order[i] for i in range(2, nb + 1) if jtype[i] == FREE]
-            raise ModelError(self._where(f"a free (floating) joint is allowed only on the first body, found on {bad}"))
+        bad = [order[i] for i in range(2, nb + 1) if jtype[i] == FREE and self._nodes[order[i]].parent != "world"]
+        if bad:
+            raise ModelError(self._where(f"a free (floating) joint moves a body relative to the world: its parent "
+                                         f"must be 'world', found on {bad}"))
         idx_q = np.zeros(nb + 1, dtype=np.int64)
         idx_v = np.zeros(nb + 1, dtype=np.int64)
         for i in range(2, nb + 1):

@@ -179,10 +179,11 @@ def test_bad_placements():
         arm().add_frame("f", "elbow_link", 2 * np.eye(4))
 
 
-def test_free_joint_only_at_the_root():
+def test_free_joint_only_from_the_world():
     b = arm()
     b.add_body("drone", "elbow_link", "free", joint_name="drone_joint", mass=1, inertia=I3)
-    with pytest.raises(ad.ModelError, match=r"free \(floating\) joint is allowed only on the first body.*'drone'"):
+    with pytest.raises(ad.ModelError, match=r"free \(floating\) joint moves a body relative to the world: its "
+                                            r"parent must be 'world'.*'drone'"):
         b.build()
 
 
