@@ -293,3 +293,25 @@ def test_contact_runs_plot_their_forces(tmp_path):
     assert sum(1 for line in ax.get_lines() if line.get_linestyle() == ":") >= 2   # the impacts
     with pytest.raises(ValueError, match="not recorded"):
         ad.simulate(model, q0, v0, t_final=0.01, dt=1e-3).plot(what=("contact",))
+
+
+def test_a_stack_of_three_boxes_stands():
+    """Three free boxes stacked on the ground (box-box faces give their corners): nothing moves and
+    the net contact force on each box balances its weight."""
+    sizes, masses = [(0.3, 0.3, 0.1), (0.2, 0.2, 0.1), (0.1, 0.1, 0.1)], [3.0, 2.0, 1.0]
+    b = ad.ModelBuilder("stack")
+    for k, ((x, y, z), m) in enumerate(zip(sizes, masses)):
+        b.add_body(f"box{k}", "world", "free", mass=m, inertia=np.diag([y * y + z * z, x * x + z * z, x * x + y * y]) * m / 12)
+        b.add_collision(f"box{k}", Box((x, y, z)))
+    b.add_collision("world", HalfSpace())
+    model = b.build()
+    q = ad.neutral(model)
+    for k in range(3):
+        sl = model.q_slice(model.joint_names[k + 1])
+        q[sl][:3] = (0.0, 0.0, 0.05 + 0.1 * k)
+    run = ad.simulate(model, q, np.zeros(model.nv), t_final=0.3, dt=1e-3, contact=ContactSettings(friction=0.5))
+    np.testing.assert_allclose(run.q, np.broadcast_to(run.q[0], run.q.shape), atol=1e-6)
+    F = run.contact_forces[-1]
+    np.testing.assert_allclose(F[1:, 2], np.array(masses) * G, rtol=1e-8)        # each box: its weight, held
+    np.testing.assert_allclose(F[1:, :2], 0.0, atol=1e-8)
+    assert all(len(c.gap) == 12 for c in run.contacts[1:])                         # 3 faces x 4 corners

@@ -34,7 +34,37 @@ CLOSED_FORM = {
     (Cylinder, HalfSpace): cf.cylinder_halfspace,
     (Mesh, HalfSpace): cf.mesh_halfspace,
 }
+def box_box_points(a, T_a, b, T_b, margin):
+    """Box on box: the corners of each box that lie over a face of the other, within ``margin``
+    of it or inside (vertex-face contacts; a face resting on a face gives its corners, as a box on
+    the ground does); none found (an edge on an edge): the single GJK/EPA point of coal."""
+    out = []
+    for A, TA, Bx, TB, flip in ((a, T_a, b, T_b, False), (b, T_b, a, T_a, True)):
+        R, o, h = TB[:3, :3], TB[:3, 3], Bx.half
+        for c in cf.box_corners(A, TA):
+            p = R.T @ (c - o)
+            best = None
+            for i in range(3):
+                j, k = (i + 1) % 3, (i + 2) % 3
+                if abs(p[j]) > h[j] + margin or abs(p[k]) > h[k] + margin:
+                    continue
+                s_ = 1.0 if p[i] >= 0 else -1.0
+                d = s_ * p[i] - h[i]
+                if best is None or d > best[0]:
+                    best = (d, s_ * R[:, i])
+            if best is None or best[0] > margin or np.all(np.abs(p) <= h) and best[0] < -np.min(h):
+                continue
+            d, m = best                     # m: the outward normal of the face, from Bx toward c
+            on_face = c - d * m
+            out.append((d, -m, on_face, c) if flip else (d, m, c, on_face))
+    if out:
+        return out
+    c = distance(a, T_a, b, T_b)
+    return [c] if c[0] <= margin else []
+
+
 MULTI_POINT = {
+    (Box, Box): box_box_points,
     (Capsule, HalfSpace): cf.capsule_halfspace_points,
     (Box, HalfSpace): cf.box_halfspace_points,
     (Cylinder, HalfSpace): cf.cylinder_halfspace_points,
