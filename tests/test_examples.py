@@ -3,6 +3,7 @@ import importlib.util
 import pathlib
 
 import numpy as np
+import pytest
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 
@@ -26,3 +27,22 @@ def test_quadruped_stand_fall_runs_and_stands(tmp_path, capsys):
     weight = float(np.sum(run["model"].mass)) * 9.81
     np.testing.assert_allclose(example.normal_force(res)[1:-1], weight, rtol=1e-3)   # the feet carry it
     assert "standing phase" in capsys.readouterr().out
+
+
+def test_grasp_lift_release(tmp_path, capsys):
+    """The box is carried up ~10 cm by friction alone, falls when the fingers open, and lands
+    after the free-fall time sqrt(2 h / g)."""
+    example = load("grasp_release")
+    out = tmp_path / "grasp.png"
+    run = example.main([str(out), "--t-final", "1.3"])
+    res = run["result"]
+    z = res.q[:, 2]
+    assert out.is_file() and out.stat().st_size > 0
+    held = (res.t > 0.7) & (res.t < example.T_OPEN)
+    assert z[held].min() > 0.03 + 0.09                                  # lifted, not slipping out
+    k_open = int(example.T_OPEN / example.DT)
+    drop = z[k_open] - 0.03
+    landings = [e.time for e in res.events if e.kind == "impact" and e.body_b == "world" and e.time > example.T_OPEN]
+    assert landings[0] == pytest.approx(example.T_OPEN + np.sqrt(2 * drop / 9.81), abs=0.01)
+    assert abs(z[-1] - 0.03) < 2e-3 and np.max(np.abs(res.v[-1, 3:6])) < 1e-6   # at rest on the ground
+    assert "impact" in capsys.readouterr().out
