@@ -315,3 +315,13 @@ def test_a_stack_of_three_boxes_stands():
     np.testing.assert_allclose(F[1:, 2], np.array(masses) * G, rtol=1e-8)        # each box: its weight, held
     np.testing.assert_allclose(F[1:, :2], 0.0, atol=1e-8)
     assert all(len(c.gap) == 12 for c in run.contacts[1:])                         # 3 faces x 4 corners
+
+
+def test_newtons_cradle_touching_balls_with_sequential_impacts():
+    """The sequential option: the same touching balls pass the velocity to the last one."""
+    model = cradle(gap=0.0)
+    run = ad.simulate(model, np.zeros(3), np.array([1.0, 0.0, 0.0]), t_final=0.002, dt=1e-4,
+                      contact=ContactSettings(restitution=1.0, impacts="sequential"))
+    np.testing.assert_allclose(run.v[-1], [0.0, 0.0, 1.0], atol=1e-9)
+    with pytest.raises(ad.InputError, match="impacts"):
+        ContactSettings(impacts="both")

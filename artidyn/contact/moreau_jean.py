@@ -115,6 +115,28 @@ def _subset(C, mask):
     return type(C)(*(np.asarray(x)[mask] for x in C))
 
 
+def _sequential_impacts(W, u, e, mu, s, max_sweeps=1000):
+    """Impulses (3n) of binary impacts taken one at a time: while a contact approaches (u_n < 0),
+    the most approaching one gets the single-contact impulse of Newton's law with its own current
+    velocity (u_n+ = -e u_n, Coulomb's cone on the tangent); u is updated by W. A chain of touching
+    bodies then passes the velocity from one to the next (Newton's cradle)."""
+    n = u.size // 3
+    u = u.copy()
+    P = np.zeros_like(u)
+    for _ in range(max_sweeps * max(n, 1)):
+        un = u[0::3]
+        i = int(np.argmin(un))
+        if un[i] >= -1e-12:
+            break
+        sl = slice(3 * i, 3 * i + 3)
+        b = u[sl].copy()
+        b[0] += e[i] * u[3 * i]
+        dP = np.asarray(solve_contacts(W[sl, sl], b, mu[i], method="pgs", tol=s.tol, max_iter=s.max_iter).lam)
+        P[sl] += dP
+        u += W[:, sl] @ dP
+    return P
+
+
 def moreau_jean_step(model, q, v, tau, h, settings=None, f_ext=None, friction=True, warm=None):
     """One Moreau-Jean step from (q, v) with torques tau over the step ``h``: a :class:`StepResult`."""
     s = ContactSettings() if settings is None else settings
@@ -151,15 +173,19 @@ def moreau_jean_step(model, q, v, tau, h, settings=None, f_ext=None, friction=Tr
         J = np.vstack([J, L])
     MinvJt = np.linalg.solve(M, J.T)
     W = J @ MinvJt
-    b = J @ v_free
-    b[0:3 * k:3] += s.restitution * u_before[:, 0]
-    if n_l:
-        b[3 * k::3] += s.limit_restitution * lside * v[ldof]
     mu = np.concatenate([np.full(k, float(s.friction)), np.zeros(n_l)])
+    e = np.concatenate([np.full(k, float(s.restitution)), np.full(n_l, float(s.limit_restitution))])
+    P_seq = np.zeros(J.shape[0])
+    if s.impacts == "sequential":     # the impacts first, one contact at a time, then a step with e = 0
+        P_seq = _sequential_impacts(W, J @ v, e, mu, s)
+        v_free = v_free + MinvJt @ P_seq
+        e = np.zeros_like(e)
+    b = J @ v_free
+    b[0::3] += e * (J @ v)[0::3]
     sol = solve_contacts(W, b, mu, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter,
                          warm_start=warm)
-    P = np.asarray(sol.lam, dtype=float)
-    v_new = v_free + MinvJt @ P
+    P = np.asarray(sol.lam, dtype=float) + P_seq
+    v_new = v_free + MinvJt @ np.asarray(sol.lam, dtype=float)
     q_new = integrate(model, q, h * (s.theta * v_new + (1.0 - s.theta) * v))
     u_after = (J[:3 * k] @ v_new).reshape(k, 3)
     res = max((float(x) for x in sol.residuals.values()), default=0.0)

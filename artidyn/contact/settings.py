@@ -30,6 +30,10 @@ class ContactSettings:
     joint_limits : the position limits of 1-dof joints as unilateral constraints (frictionless, with
         ``limit_restitution``); False leaves them free (as the smooth integrators do).
     limit_restitution : Newton's coefficient at a joint limit.
+    impacts : "simultaneous" (Newton's law on all the contacts of a step at once, in one problem:
+        Moreau-Jean's own law) or "sequential" (the approaching contacts first, one binary impact at
+        a time, the most approaching first, each with Newton's law on its current velocity; then
+        the step without restitution): a chain of touching balls passes the velocity through.
     """
 
     friction: float = 0.0
@@ -43,6 +47,7 @@ class ContactSettings:
     max_iter: int = 500
     joint_limits: bool = True
     limit_restitution: float = 0.0
+    impacts: str = "simultaneous"
 
     def __post_init__(self):
         for name, lo, hi in (("friction", 0.0, np.inf), ("restitution", 0.0, 1.0), ("margin", 0.0, np.inf),
@@ -55,6 +60,8 @@ class ContactSettings:
             raise InputError(f"ContactSettings: theta must be in [0.5, 1] (unstable below), got {self.theta}")
         if self.solver not in SOLVERS:
             raise InputError(f"ContactSettings: solver must be one of {', '.join(SOLVERS)}, got {self.solver!r}")
+        if self.impacts not in ("simultaneous", "sequential"):
+            raise InputError(f"ContactSettings: impacts must be 'simultaneous' or 'sequential', got {self.impacts!r}")
         if self.cone not in CONES:
             raise InputError(f"ContactSettings: cone must be one of {', '.join(CONES)}, got {self.cone!r}")
         if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
