@@ -29,13 +29,13 @@ def tangents(n):
 
 
 def contact_frames(normals):
-    """(k, 3, 3): the columns n, t1, t2 of each contact frame."""
-    normals = np.asarray(normals, dtype=float).reshape(-1, 3)
-    out = np.empty((normals.shape[0], 3, 3))
-    for i, n in enumerate(normals):
-        t1, t2 = tangents(n)
-        out[i] = np.column_stack([n, t1, t2])
-    return out
+    """(k, 3, 3): the columns n, t1, t2 of each contact frame (as :func:`tangents`, vectorised)."""
+    n = np.asarray(normals, dtype=float).reshape(-1, 3)
+    e = np.zeros_like(n)
+    e[np.arange(n.shape[0]), np.argmin(np.abs(n), axis=1)] = 1.0
+    t1 = np.cross(n, e)
+    t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
+    return np.stack([n, t1, np.cross(n, t1)], axis=2)
 
 
 def _point_jacobians(model, q, T, bodies, points):
