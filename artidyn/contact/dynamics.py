@@ -28,9 +28,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..dynamics import crba, rnea
-from ..geometry import contact_candidates
 from ..kinematics import body_placements, jacobian_bias
-from .jacobian import contact_frames, contact_jacobian
+from .jacobian import closed_contacts
 from .settings import ContactSettings
 from .solvers import lemke, project_cone, solve_contacts
 
@@ -85,21 +84,13 @@ def contact_dynamics(model, q, v, tau, settings=None, f_ext=None, friction=True,
     M = crba(model, q)
     h = rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)
     a_free = np.linalg.solve(M, tau - h)
-    C = contact_candidates(model, T, margin=s.margin)
+    C, frames, J = closed_contacts(model, q, v, T, s.margin, vel_tol)
     k = len(C.distance)
-    if k:
-        frames = contact_frames(C.normal)
-        J = contact_jacobian(model, q, C, frames, T)
-        u = (J @ v).reshape(k, 3)
-        active = u[:, 0] <= vel_tol
-    if not k or not np.any(active):
+    if not k:
         z = np.zeros((0, 3))
         return ContactDynamicsResult(a_free, z, np.zeros((0, 3, 3)), np.zeros(0, int), np.zeros(0, int), z, [], "ok",
                                      0.0)
-    C = type(C)(*(np.asarray(x)[active] for x in C))
-    frames, u = frames[active], u[active]
-    J = J[np.repeat(active, 3)]
-    k = len(C.distance)
+    u = (J @ v).reshape(k, 3)
     MinvJt = np.linalg.solve(M, J.T)
     G = J @ MinvJt
     b = J @ a_free + _bias(model, q, v, C, frames, T).ravel()
@@ -153,22 +144,25 @@ def _with_sliding(G, b, mu, slide, u, s):
 
 
 def _mixed_pgs(G, b, E, cols, mu, k, s):
-    """Projected Gauss-Seidel over contacts on lambda = E x (sticking: the cone, sliding: x_n >= 0)."""
+    """Projected Gauss-Seidel over contacts on lambda = E x (sticking: the cone, sliding: x_n >= 0).
+    A sliding contact's unknown is its normal force (E's column has 1 in the normal row), read off
+    lambda."""
+    slide_col = {}
+    for j, (kind, i) in enumerate(cols):
+        if kind == "slide":
+            slide_col[i] = j
     lam = np.zeros(3 * k)
     GE = G @ E
     for it in range(s.max_iter):
         old = lam.copy()
-        x = np.linalg.lstsq(E, lam, rcond=None)[0]
         for i in range(k):
             sl = slice(3 * i, 3 * i + 3)
             acc = G[sl] @ lam + b[sl]
-            r = 1.0 / max(np.max(np.abs(np.diag(G[sl, sl]))), 1e-300)
-            idx = [j for j, (kind, c) in enumerate(cols) if c == i]
-            if cols[idx[0]][0] == "slide":
-                j = idx[0]
-                x[j] = max(0.0, x[j] - acc[0] / max(GE[3 * i, j], 1e-300))
-                lam[sl] = E[sl, j] * x[j]
+            j = slide_col.get(i)
+            if j is not None:
+                lam[sl] = E[sl, j] * max(0.0, lam[3 * i] - acc[0] / max(GE[3 * i, j], 1e-300))
             else:
+                r = 1.0 / max(np.max(np.abs(np.diag(G[sl, sl]))), 1e-300)
                 ut = np.hypot(acc[1], acc[2])
                 lam[sl] = project_cone(lam[sl] - r * (acc + np.array([mu * ut, 0.0, 0.0])), mu)
         if np.max(np.abs(lam - old)) <= s.tol * (1.0 + np.max(np.abs(lam))):

@@ -42,9 +42,9 @@ import numpy as np
 from ..configuration import as_batch, as_q
 from ..dynamics import rnea
 from ..errors import InputError, ShapeError
-from ..geometry import Contacts, contact_candidates
+from ..geometry import Contacts
 from ..kinematics import body_placements
-from .jacobian import contact_frames, contact_jacobian
+from .jacobian import closed_contacts, contact_frames, contact_jacobian
 from .settings import ContactSettings
 from .solvers import project_cone
 
@@ -83,14 +83,7 @@ def _state(model, q, v, a):
 def _active_contacts(model, q, v, T, s, contacts, vel_tol=1e-9):
     """The contacts and their frames and Jacobian: the given ones, or the model's closed ones."""
     if contacts is None:
-        C = contact_candidates(model, T, margin=s.margin)
-        if len(C.distance) == 0:
-            return C, np.zeros((0, 3, 3)), np.zeros((0, model.nv))
-        frames = contact_frames(C.normal)
-        J = contact_jacobian(model, q, C, frames, T)
-        keep = (J @ v)[0::3] <= vel_tol                        # closed and not opening
-        C = type(C)(*(np.asarray(x)[keep] for x in C))
-        return C, frames[keep], J[np.repeat(keep, 3)]
+        return closed_contacts(model, q, v, T, s.margin, vel_tol)
     if not isinstance(contacts, Contacts):
         raise InputError(f"contact_inverse_dynamics: contacts must be an artidyn.geometry.Contacts (from "
                          f"contact_candidates), got {type(contacts).__name__}")

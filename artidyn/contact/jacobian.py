@@ -14,6 +14,7 @@ opposite on b at p_b): ``M dv = J^T lambda``.
 """
 import numpy as np
 
+from ..geometry import contact_candidates
 from ..kinematics import body_placements, jacobian
 
 
@@ -67,3 +68,21 @@ def contact_jacobian(model, q, contacts, frames=None, T=None):
     Ja = _point_jacobians(model, q, T, contacts.body_a, contacts.point_a)
     Jb = _point_jacobians(model, q, T, contacts.body_b, contacts.point_b)
     return np.einsum("kji,kjn->kin", C, Ja - Jb).reshape(3 * k, model.nv)
+
+
+def select_contacts(C, mask):
+    """The contacts of ``C`` (a :class:`artidyn.geometry.Contacts`) where ``mask`` is true."""
+    return type(C)(*(np.asarray(x)[mask] for x in C))
+
+
+def closed_contacts(model, q, v, T, margin, vel_tol=1e-9):
+    """The model's contacts at (q, v) within ``margin`` whose normal velocity is <= ``vel_tol``
+    (closed, not opening), with their frames (k, 3, 3) and Jacobian (3k, nv); T: the body
+    placements at q."""
+    C = contact_candidates(model, T, margin=margin)
+    if len(C.distance) == 0:
+        return C, np.zeros((0, 3, 3)), np.zeros((0, model.nv))
+    frames = contact_frames(C.normal)
+    J = contact_jacobian(model, q, C, frames, T)
+    keep = (J @ v)[0::3] <= vel_tol
+    return select_contacts(C, keep), frames[keep], J[np.repeat(keep, 3)]

@@ -26,7 +26,7 @@ from ..configuration import integrate
 from ..dynamics import crba, rnea
 from ..geometry import contact_candidates
 from ..kinematics import body_placements, body_velocities
-from .jacobian import contact_frames, contact_jacobian
+from .jacobian import contact_frames, contact_jacobian, select_contacts
 from .settings import ContactSettings
 from .solvers import solve_contacts
 
@@ -111,10 +111,6 @@ def _reach(model, q, v):
     return float(np.max(np.linalg.norm(V[:, 3:], axis=1) + np.linalg.norm(V[:, :3], axis=1)))
 
 
-def _subset(C, mask):
-    return type(C)(*(np.asarray(x)[mask] for x in C))
-
-
 def _sequential_impacts(W, u, e, mu, s, max_sweeps=1000):
     """Impulses (3n) of binary impacts taken one at a time: while a contact approaches (u_n < 0),
     the most approaching one gets the single-contact impulse of Newton's law with its own current
@@ -161,7 +157,7 @@ def moreau_jean_step(model, q, v, tau, h, settings=None, f_ext=None, friction=Tr
     if k:
         rows = np.repeat(active, 3)
         J, frames, u_before = J[rows], frames[active], u_before[active]
-        cand = _subset(cand, active)
+        cand = select_contacts(cand, active)
         k = int(active.sum())
     else:
         J, frames, u_before = np.zeros((0, model.nv)), np.zeros((0, 3, 3)), np.zeros((0, 3))
