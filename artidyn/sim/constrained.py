@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from ..configuration import as_batch, as_q, integrate
+from ..configuration import integrate
 from ..constraints import constrained_dynamics, constraint_terms
 from ..constraints.solve import _check, check_baumgarte
 from ..dynamics import crba, kinetic_energy, potential_energy
@@ -113,11 +113,9 @@ def _compiled_unfit(model, constraints, tau, f_ext, nsteps):
 
 
 def _start(model, q0, v0, constraints, tol):
-    Q, single = as_q(model, q0, "q0")
-    V, single_v = as_batch(model, np.zeros(model.nv) if v0 is None else v0, "v0", "nv")
-    if not (single and single_v):
-        raise InputError("simulate with constraints takes one state (q0 (nq,), v0 (nv,))")
-    q, v, res0 = project(model, Q[0], V[0], constraints, tol)
+    from .simulate import one_state
+    q, v = one_state(model, q0, v0, "simulate with constraints")
+    q, v, res0 = project(model, q, v, constraints, tol)
     if res0 > 1e-6:
         raise InputError(f"simulate with constraints: q0 cannot be assembled (|phi| = {res0:.3g} after "
                          f"Gauss-Newton); start closer to the constraint manifold (artidyn.assemble)")
@@ -130,13 +128,9 @@ def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_e
     from ..kernels import dispatch
     from ..kernels.constrained_sim import NONFINITE, NOT_ASSEMBLED, OK, RK4, SEMI_IMPLICIT, SI_CODE, SI_SIZE, \
         SI_STEP, SINGULAR, simulate_constrained_run
-    from .simulate import coordinate_names, time_grid
+    from .simulate import coordinate_names, one_state, time_grid
 
-    Q, single = as_q(model, q0, "q0")
-    V, single_v = as_batch(model, np.zeros(model.nv) if v0 is None else v0, "v0", "nv")
-    if not (single and single_v):
-        raise InputError("simulate with constraints takes one state (q0 (nq,), v0 (nv,))")
-    q, v = np.array(Q[0], dtype=float), np.array(V[0], dtype=float)   # assembled, then moved, in place
+    q, v = one_state(model, q0, v0, "simulate with constraints")    # assembled, then moved, in place
     P = compiled.packed(model, constraints)
     t = time_grid(t_final, dt)
     h, nsteps = t[1] - t[0], t.size - 1

@@ -17,7 +17,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..configuration import as_batch, as_q
 from ..contact.moreau_jean import moreau_jean_step
 from ..contact.settings import ContactSettings
 from ..dynamics import kinetic_energy, potential_energy
@@ -58,7 +57,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
                      f_ext=None, friction=True):
     """Simulate with contacts from (q0, v0): see the module docstring. ``tau``: a constant, one row
     per step, or a function ``tau(t, q, v)`` (held over the step)."""
-    from .simulate import coordinate_names, time_grid
+    from .simulate import coordinate_names, one_state, time_grid
 
     if method != "moreau_jean":
         raise InputError(f"simulate with contact: method must be 'moreau_jean', got {method!r} (the event-driven "
@@ -70,11 +69,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     if not getattr(model, "collisions", ()) and not (s.joint_limits and limit_rows(model)):
         raise InputError(f"simulate with contact: model '{model.name}' has no collision shapes and no joint limits "
                          f"(add shapes with ModelBuilder.add_collision, or read a URDF with <collision> elements)")
-    Q, single = as_q(model, q0, "q0")
-    V, single_v = as_batch(model, np.zeros(model.nv) if v0 is None else v0, "v0", "nv")
-    if not (single and single_v):
-        raise InputError("simulate with contact takes one state (q0 (nq,), v0 (nv,))")
-    q, v = Q[0].copy(), V[0].copy()
+    q, v = one_state(model, q0, v0, "simulate with contact")
     t = time_grid(t_final, dt)
     h = float(t[1] - t[0])
     S = t.size

@@ -126,6 +126,15 @@ def _states(model, q0, v0):
     return Q, V, N, single and single_v
 
 
+def one_state(model, q0, v0, what):
+    """(q, v): fresh float copies of a single initial state (v0 None: zero); an InputError
+    naming ``what`` for a batch."""
+    Q, V, _, single = _states(model, q0, v0)
+    if not single:
+        raise InputError(f"{what} takes one state (q0 (nq,), v0 (nv,))")
+    return Q[0], V[0]
+
+
 def _energy_scale(model, Q):
     """A floor for the energy-error check: m_total |g| (size of the robot + 0.1 m); the engine
     raises it to the initial kinetic energy if that is larger."""
