@@ -689,7 +689,7 @@ def run_chunk(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, 
 def constrained_batch(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, nchunk):
     """N states in ``nchunk`` parallel chunks, each on a private copy of the table; codes (N) per
     state. Returns the number of states whose code is not OK."""
-    N, m = Q.shape[0], LAM.shape[1]
+    N = Q.shape[0]
     c = max(1, min(N, nchunk))
     for ch in nb.prange(c):
         run_chunk(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, ch * N // c,

@@ -17,7 +17,8 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401
-from .constrained import (BAD_INPUT, DEGENERATE, OK, SINGULAR, cholesky_solve, constrained_state, constraint_rows,
+from .constrained import SINGULAR  # noqa: F401  (a code of the run, read by the Python side)
+from .constrained import (BAD_INPUT, DEGENERATE, OK, cholesky_solve, constrained_state, constraint_rows,
                           correction, factor_state, scratch, solve_state, solve_ut, world_velocities)
 from .crba import world_twists
 from .kinematics import placements_state
@@ -27,7 +28,6 @@ from .spatial import all_finite, load_q
 
 SEMI_IMPLICIT, RK4 = 0, 1
 NONFINITE, NOT_ASSEMBLED = 4, 5            # return codes beyond those of .constrained
-CODES = (OK, BAD_INPUT, SINGULAR, DEGENERATE)
 SI_STEP, SI_CODE, SI_SIZE = 0, 1, 2
 
 

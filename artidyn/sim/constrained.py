@@ -126,7 +126,7 @@ def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_e
                        every, friction):
     from ..constraints import compiled
     from ..kernels import dispatch
-    from ..kernels.constrained_sim import NONFINITE, NOT_ASSEMBLED, OK, RK4, SEMI_IMPLICIT, SI_CODE, SI_SIZE, \
+    from ..kernels.constrained_sim import NONFINITE, NOT_ASSEMBLED, OK, RK4, SEMI_IMPLICIT, SI_SIZE, \
         SI_STEP, SINGULAR, simulate_constrained_run
     from .simulate import coordinate_names, one_state, time_grid
 
