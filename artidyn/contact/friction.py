@@ -19,7 +19,6 @@ no tangential force. Both solvers below return (lam, u, residuals, iterations, s
   is positive definite even when G is singular (redundant contacts, e.g. a box on 4 corners).
 """
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 
 from ..errors import InputError, ShapeError
 from .lcp import as_finite, as_square_system
@@ -279,6 +278,8 @@ def admm(G, b, mu, tol, max_iter, lam0=None, mu_prox=1e-6, tau=0.5, rho_power=0.
     rho_power moves by rho_power_factor when the primal and dual ADMM residuals differ by more
     than ratio_primal_dual. The defaults are Pinocchio's. One iteration is one (x, y, z) update.
     """
+    from scipy.linalg import cho_factor, cho_solve   # here: scipy.linalg costs 0.2 s at import artidyn
+
     eig = np.linalg.eigvalsh(G) if G.size else np.zeros(1)
     if eig[0] < -1e-9 * max(1.0, abs(eig[-1])):
         raise InputError(f"G is not positive semi-definite (smallest eigenvalue {eig[0]:.3g}); "
