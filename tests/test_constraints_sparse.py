@@ -52,11 +52,11 @@ def _model(label):
 @contextlib.contextmanager
 def compiled_only():
     """Fail if constrained_dynamics leaves the compiled route (the reference route's solvers and
-    the crba / rnea / constraint_terms it calls are blocked inside solve.py)."""
+    the crba / rnea / constraint_rows it calls are blocked inside solve.py)."""
     def boom(*args, **kw):
         raise AssertionError("the compiled route was not taken (a dense reference solver was called)")
     with contextlib.ExitStack() as stack:
-        for name in ("_kkt", "_schur", "_sparse", "_nullspace", "crba", "rnea", "constraint_terms"):
+        for name in ("_kkt", "_schur", "_sparse", "_nullspace", "crba", "rnea", "constraint_terms", "constraint_rows"):
             stack.enter_context(mock.patch.object(solve, name, boom))
         yield
 

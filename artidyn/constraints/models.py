@@ -53,6 +53,16 @@ class Constraint:
 
     rows = 0
     name = ""
+    nonholonomic = False     # True: jacobian / offset / bias take the time t (Pfaffian constraints)
+
+    @property
+    def holonomic_rows(self):
+        """Which rows have a position form ``phi`` (all of them for a holonomic constraint)."""
+        return np.ones(self.rows, dtype=bool)
+
+    def offset(self, model, q, t=0.0):
+        """``b`` of the velocity form ``J v + b = 0``: zero for scleronomic constraints."""
+        return np.zeros(self.rows)
 
     def check(self, model):
         """Raise a clear error when the constraint does not fit ``model`` (unknown names...)."""

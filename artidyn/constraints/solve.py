@@ -71,20 +71,48 @@ def _check(model, constraints):
     for c in constraints:
         if not hasattr(c, "jacobian"):
             raise InputError(f"constraints: {c!r} is not a constraint (Point, Weld, Hinge, Distance, Coupling, "
-                             f"Holonomic)")
+                             f"Holonomic, Nonholonomic, RollingDisk, RollingSphere, NoPivot, KnifeEdge)")
         c.check(model)
     return constraints
 
 
-def constraint_terms(model, q, v, constraints):
-    """``(phi (m,), J (m, nv), Jdot v (m,))`` of all constraints stacked, for one state."""
+class Rows(NamedTuple):
+    """All constraints stacked at one state: ``phi`` (m,) (zero on rows without a position form),
+    ``J`` (m, nv), ``b`` (m,) with ``J v + b = 0`` the velocity form, ``bias`` (m,) =
+    ``Jdot v + bdot``, and ``holonomic`` (m,) the rows that have a position form."""
+
+    phi: np.ndarray
+    J: np.ndarray
+    b: np.ndarray
+    bias: np.ndarray
+    holonomic: np.ndarray
+
+
+def constraint_rows(model, q, v, constraints, t=0.0):
+    """The :class:`Rows` of all constraints at ``(q, v)`` and time ``t`` (one state)."""
     constraints = _check(model, constraints)
     if not constraints:
-        return np.zeros(0), np.zeros((0, model.nv)), np.zeros(0)
-    phi = np.concatenate([np.atleast_1d(c.phi(model, q)) for c in constraints])
-    J = np.vstack([np.atleast_2d(c.jacobian(model, q)) for c in constraints])
-    b = np.concatenate([np.atleast_1d(c.bias(model, q, v)) for c in constraints])
-    return phi, J, b
+        return Rows(np.zeros(0), np.zeros((0, model.nv)), np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool))
+    phi, J, b, bias, holo = [], [], [], [], []
+    for c in constraints:
+        phi.append(np.atleast_1d(c.phi(model, q)))
+        holo.append(np.asarray(c.holonomic_rows, dtype=bool))
+        if c.nonholonomic:
+            J.append(np.atleast_2d(c.jacobian(model, q, t)))
+            b.append(np.atleast_1d(c.offset(model, q, t)))
+            bias.append(np.atleast_1d(c.bias(model, q, v, t)))
+        else:
+            J.append(np.atleast_2d(c.jacobian(model, q)))
+            b.append(np.zeros(c.rows))
+            bias.append(np.atleast_1d(c.bias(model, q, v)))
+    return Rows(*(np.concatenate(x) for x in (phi, J, b, bias, holo)))
+
+
+def constraint_terms(model, q, v, constraints, t=0.0):
+    """``(phi (m,), J (m, nv), Jdot v (m,))`` of all constraints stacked, for one state
+    (:func:`constraint_rows` gives also the velocity offsets of nonholonomic constraints)."""
+    r = constraint_rows(model, q, v, constraints, t)
+    return r.phi, r.J, r.bias
 
 
 def _state(model, q, v, x, name):
@@ -112,7 +140,7 @@ def _split(model, q, constraints, lam):
 
 
 def constrained_dynamics(model, q, v, tau, constraints, method="auto", f_ext=None, baumgarte=None,
-                         rank_tol=1e-10, friction=True):
+                         rank_tol=1e-10, friction=True, t=0.0):
     """Forward dynamics under bilateral constraints: accelerations and constraint forces.
 
     Parameters
@@ -128,6 +156,9 @@ def constrained_dynamics(model, q, v, tau, constraints, method="auto", f_ext=Non
         ``(10, 10)`` for a simulation at 1 ms; None: the exact acceleration constraint.
     rank_tol : float
         Singular values of J below ``rank_tol`` times the largest count as zero (redundancy).
+    t : float
+        The time, for constraints that depend on it (:mod:`.nonholonomic`); nonholonomic rows
+        ``J v + b = 0`` take ``J a = -(Jdot v + bdot) - 2 alpha (J v + b)`` with Baumgarte.
 
     Returns
     -------
@@ -145,18 +176,18 @@ def constrained_dynamics(model, q, v, tau, constraints, method="auto", f_ext=Non
     baumgarte = check_baumgarte(baumgarte, "constrained_dynamics")
     constraints = _check(model, constraints)
     if np.ndim(q) == 2 or np.ndim(v) == 2 or np.ndim(tau) == 2:
-        return _batched(model, q, v, tau, constraints, method, f_ext, baumgarte, rank_tol, friction)
+        return _batched(model, q, v, tau, constraints, method, f_ext, baumgarte, rank_tol, friction, t)
     q, v, tau = _state(model, q, v, tau, "tau")
     P = _compiled.packed(model, constraints) if method in ("auto", "sparse") and _kernels_on() else None
     if P is not None:
         a, lam, phi, W, res, code = _compiled.single(model, P, q, v, tau, _fext(model, f_ext), baumgarte, friction)
         if code == _compiled.OK:
             return ConstrainedResult(a, tau, P.forces(W, lam), lam, res, P.m, P.m, "ok")
-    phi, J, Jdv = constraint_terms(model, q, v, constraints)
+    phi, J, b, Jdv, _ = constraint_rows(model, q, v, constraints, t)
     gamma = -Jdv
     if baumgarte is not None:
         alpha, beta = baumgarte
-        gamma = gamma - 2.0 * alpha * (J @ v) - beta ** 2 * phi
+        gamma = gamma - 2.0 * alpha * (J @ v + b) - beta ** 2 * phi
     M = crba(model, q)
     h = rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)
     rhs = tau - h
@@ -223,7 +254,7 @@ def _fast(model, q, v, tau, constraints, f_ext, baumgarte, friction):
 _WORST = {"ok": 0, "redundant": 1, "inconsistent": 2}
 
 
-def _batched(model, q, v, tau, constraints, method, f_ext, baumgarte, rank_tol, friction):
+def _batched(model, q, v, tau, constraints, method, f_ext, baumgarte, rank_tol, friction, t=0.0):
     """Batches: the parallel kernel for the compiled route; other routes, and the states the
     kernel hands back (redundant constraints), one state at a time."""
     Q, _ = as_q(model, q)
@@ -257,7 +288,7 @@ def _batched(model, q, v, tau, constraints, method, f_ext, baumgarte, rank_tol, 
         forces = [np.zeros((N,) + np.shape(c.wrench(model, Q[0], np.zeros(c.rows)))) for c in constraints]
     for k in todo:
         r = constrained_dynamics(model, Q[k], V[k], T[k], constraints, method, None if F is None else F[k], baumgarte,
-                                 rank_tol, friction)
+                                 rank_tol, friction, t)
         A[k], LAM[k], res[k], rank[k] = r.a, r.lambdas, r.residual, r.rank
         for f, g in zip(forces, r.forces):
             f[k] = g
@@ -404,7 +435,7 @@ def _nullspace(M, J, rhs, gamma, rank_tol):
 
 
 def constrained_inverse_dynamics(model, q, v, a, constraints, actuated=None, rank_tol=1e-10, f_ext=None,
-                                 friction=True):
+                                 friction=True, t=0.0):
     """Torques and constraint forces that produce the accelerations ``a``.
 
     Solves ``M a + h = B tau_a + J^T lambda`` for the actuated torques ``tau_a`` (``actuated``: a
@@ -416,7 +447,7 @@ def constrained_inverse_dynamics(model, q, v, a, constraints, actuated=None, ran
     """
     q, v, a = _state(model, q, v, a, "a")
     constraints = _check(model, constraints)
-    phi, J, Jdv = constraint_terms(model, q, v, constraints)
+    phi, J, Jdv = constraint_terms(model, q, v, constraints, t)
     act = np.asarray(model.actuated if actuated is None else actuated, dtype=bool)
     if act.shape != (model.nv,):
         raise ShapeError(f"actuated must be {model.nv} booleans, got shape {act.shape}")
@@ -459,12 +490,13 @@ class Assembly(NamedTuple):
     status: str
 
 
-def assemble(model, q, constraints, v=None, tol=1e-12, max_iter=50):
+def assemble(model, q, constraints, v=None, tol=1e-12, max_iter=50, t=0.0):
     """A configuration on the constraint manifold near ``q`` and velocities that satisfy it.
 
     Gauss-Newton on the manifold, ``q <- q (+) (-J^+ phi)`` (least-norm steps: the closest
-    assembly in the metric of v) until ``max |phi| <= tol``; then ``v`` projected on ``J v = 0``
-    (least change). Returns an :class:`Assembly`.
+    assembly in the metric of v; the rows with a position form only) until ``max |phi| <= tol``;
+    then ``v`` projected on ``J v + b = 0`` (least change; all rows, nonholonomic ones included).
+    Returns an :class:`Assembly`.
     """
     Q, single = as_q(model, q)
     if not single:
@@ -474,15 +506,15 @@ def assemble(model, q, constraints, v=None, tol=1e-12, max_iter=50):
     v = np.zeros(model.nv) if v is None else np.asarray(v, dtype=float)
     status, it = "not converged", 0
     for it in range(max_iter + 1):
-        phi, J, _ = constraint_terms(model, q, v, constraints)
-        res = float(np.max(np.abs(phi), initial=0.0))
+        r = constraint_rows(model, q, v, constraints, t)
+        res = float(np.max(np.abs(r.phi), initial=0.0))
         if res <= tol:
             status = "converged"
             break
         if it == max_iter:
             break
-        q = integrate(model, q, -np.linalg.lstsq(J, phi, rcond=1e-12)[0])
-    _, J, _ = constraint_terms(model, q, v, constraints)
-    if J.shape[0]:
-        v = v - np.linalg.lstsq(J, J @ v, rcond=1e-12)[0]
+        q = integrate(model, q, -np.linalg.lstsq(r.J[r.holonomic], r.phi[r.holonomic], rcond=1e-12)[0])
+    r = constraint_rows(model, q, v, constraints, t)
+    if r.J.shape[0]:
+        v = v - np.linalg.lstsq(r.J, r.J @ v + r.b, rcond=1e-12)[0]
     return Assembly(q, v, res, it, status)

@@ -24,36 +24,15 @@ import time
 
 import numpy as np
 
-from ..configuration import integrate
-from ..constraints import constrained_dynamics, constraint_terms
+from ..constraints import constrained_dynamics, constraint_rows
+from ..constraints.projection import project
 from ..constraints.solve import _check, check_baumgarte
-from ..dynamics import crba, kinetic_energy, potential_energy
+from ..dynamics import kinetic_energy, potential_energy
 from ..errors import InputError, SimulationError
 from .integrate import rk4_step, semi_implicit_step
 from .result import Energy, SimulationResult
 
 STEPPERS = {"rk4": rk4_step, "semi-implicit": semi_implicit_step}
-
-
-def project(model, q, v, constraints, tol=1e-12, max_iter=10):
-    """``(q, v, residual)``: the state moved onto ``phi = 0`` and ``J v = 0``, mass-weighted."""
-    res = np.inf
-    try:
-        for _ in range(max_iter):
-            phi, J, _ = constraint_terms(model, q, v, constraints)
-            res = float(np.max(np.abs(phi), initial=0.0))
-            if res <= tol:
-                break
-            Minv_Jt = np.linalg.solve(crba(model, q), J.T)
-            q = integrate(model, q, -Minv_Jt @ np.linalg.lstsq(J @ Minv_Jt, phi, rcond=1e-12)[0])
-        _, J, _ = constraint_terms(model, q, v, constraints)
-        if J.shape[0]:
-            Minv_Jt = np.linalg.solve(crba(model, q), J.T)
-            v = v - Minv_Jt @ np.linalg.lstsq(J @ Minv_Jt, J @ v, rcond=1e-12)[0]
-    except np.linalg.LinAlgError:
-        raise SimulationError("simulate with constraints: the mass matrix became singular during the projection "
-                              "onto the constraints (a non-finite or degenerate state)") from None
-    return q, v, res
 
 
 def simulate_constrained(model, q0, v0=None, constraints=(), tau=0.0, t_final=1.0, dt=1e-3, method="rk4",
@@ -101,7 +80,7 @@ def _compiled_unfit(model, constraints, tau, f_ext, nsteps):
     if not kernels_enabled():
         return "switched-off kernels"
     if not compilable(constraints):
-        return "Holonomic constraints (a Python function)"
+        return "Holonomic or nonholonomic constraints (no compiled form)"
     if callable(tau):
         return "a Python function for tau"
     if f_ext is not None and (callable(f_ext) or np.shape(f_ext) != (model.nb + 1, 6)):
@@ -197,7 +176,7 @@ def _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_
     def f(s, Qs, Vs):
         tq = np.asarray(tau_of(s, Qs[0], Vs[0]), dtype=float)
         r = constrained_dynamics(model, Qs[0], Vs[0], tq, constraints, method="kkt", f_ext=f_ext, baumgarte=baumgarte,
-                                 friction=friction)
+                                 friction=friction, t=s)
         lams.append(r.lambdas)
         return r.a[None], tq[None]
 
@@ -222,10 +201,10 @@ def _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_
         if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
             raise SimulationError(f"simulate with constraints: the state became non-finite at t = {t[k + 1]:.6g} s "
                                   f"(dt = {h:.3g} s)")
-        phi, J, _ = constraint_terms(model, q, v, constraints)
-        drift[k + 1] = float(np.max(np.abs(phi), initial=0.0)), float(np.max(np.abs(J @ v), initial=0.0))
+        r = constraint_rows(model, q, v, constraints, t[k + 1])
+        drift[k + 1] = float(np.max(np.abs(r.phi), initial=0.0)), float(np.max(np.abs(r.J @ v + r.b), initial=0.0))
         if projection:
-            q, v, _ = project(model, q, v, constraints, tol)
+            q, v, _ = project(model, q, v, constraints, tol, t=t[k + 1])
     wall = time.perf_counter() - start
     t, out_q, out_v, out_a, out_tau, lam, drift = (x[::every] for x in (t, out_q, out_v, out_a, out_tau, lam, drift))
     kin, pot = kinetic_energy(model, out_q, out_v), potential_energy(model, out_q)
