@@ -476,3 +476,54 @@ def test_errors():
         RollingDisk("disk", -1.0)
     with pytest.raises(InputError, match="move in itself"):
         RollingDisk("disk", 1.0, plane_omega=(1.0, 0.0, 0.0))
+
+
+# --- the compiled route -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["disk", "sphere", "sleigh", "diffdrive", "unicycle", "pivot", "knife_point"])
+def test_compiled_rows_equal_the_readable_ones(name, rng):
+    """Rolling (disk, sphere), knife-edge and no-pivot rows in the compiled constrained dynamics
+    equal the readable ones: accelerations, multipliers and reaction wrenches; and a compiled run
+    equals the readable run."""
+    from artidyn.constraints import NoPivot, RollingSphere, constrained_dynamics
+    from artidyn.constraints.compiled import compilable
+    if name == "pivot":
+        base = ex.rolling_sphere()
+        system = an.System(base.model, [RollingSphere("ball", 0.1), NoPivot("ball")])
+    elif name == "knife_point":
+        base = ex.chaplygin_sleigh()
+        system = an.System(base.model, [KnifeEdge("sleigh", lateral=(0.0, 1.0, 0.0), point=(0.3, 0.1, 0.0))])
+    else:
+        system = SYSTEMS[name]()
+    m, cons = system.model, system.constraints
+    assert compilable(cons)
+    for _ in range(3):
+        q, v = _assembled(system, rng, height=0.3 if m.nq >= 7 else None)
+        tau = rng.normal(size=m.nv)
+        ref = constrained_dynamics(m, q, v, tau, cons, method="kkt")
+        if name == "diffdrive":       # redundant rows: the kernel hands the state back (least-norm multipliers)
+            fast = constrained_dynamics(m, q, v, tau, cons)
+        else:
+            from unittest import mock
+            with mock.patch("artidyn.constraints.solve.constraint_rows", side_effect=AssertionError("not compiled")):
+                fast = constrained_dynamics(m, q, v, tau, cons)
+        assert np.abs(fast.a - ref.a).max() < 1e-10 * (1 + np.abs(ref.a).max())
+        if ref.status == "ok":
+            assert np.abs(fast.lambdas - ref.lambdas).max() < 1e-9 * (1 + np.abs(ref.lambdas).max())
+            for f, g in zip(fast.forces, ref.forces):
+                assert np.abs(np.asarray(f) - np.asarray(g)).max() < 1e-9 * (1 + np.abs(g).max())
+    q, v = _assembled(system, rng, height=0.3 if m.nq >= 7 else None)
+    runs = [ad.simulate_constrained(m, q, v, cons, t_final=0.2, dt=1e-2, route=route) for route in
+            ("compiled", "reference")]
+    assert runs[0].stats["route"] == "compiled" and runs[1].stats["route"] == "reference"
+    assert np.abs(runs[0].q - runs[1].q).max() < 1e-9
+    assert np.abs(runs[0].v - runs[1].v).max() < 1e-8
+
+
+def test_moving_plane_takes_the_readable_route():
+    from artidyn.constraints.compiled import compilable
+    system = ex.rolling_sphere(plane_omega=1.0)
+    assert not compilable(system.constraints)
+    q, v = _ball_state(system, (0.3, 0.0), (0.0, 0.1))
+    run = ad.simulate(system.model, q, v, constraints=system.constraints, t_final=0.05, dt=1e-2)
+    assert run.stats["route"] == "reference"

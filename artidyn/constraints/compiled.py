@@ -11,10 +11,12 @@ import numpy as np
 
 from ..kernels import dispatch
 from .models import Coupling, Distance, Hinge, Point, Weld
+from .nonholonomic import KnifeEdge, NoPivot, RollingDisk, RollingSphere
 
 _KEY = "constraints.packed"
 _CACHE_SIZE = 64
-_TYPES = {Point: 0, Weld: 1, Distance: 2, Hinge: 3, Coupling: 4}
+_TYPES = {Point: 0, Weld: 1, Distance: 2, Hinge: 3, Coupling: 4, RollingDisk: 5, RollingSphere: 5, KnifeEdge: 6,
+          NoPivot: 7}
 OK, BAD_INPUT, SINGULAR, DEGENERATE = 0, 1, 2, 3     # as artidyn.kernels.constrained
 
 
@@ -34,7 +36,9 @@ class Packed:
         for k, c in enumerate(constraints):
             t = _TYPES[type(c)]
             K[k, KTYPE], K[k, KROW] = t, row
-            if t == 4:
+            if t >= 5:
+                _nonholonomic(model, c, t, K[k], TF[k])
+            elif t == 4:
                 (qa, va), (qb, vb) = c._dofs(model)
                 K[k, [KQA, KQB, KVA, KVB]] = qa, qb, va, vb
                 K[k, KP0], K[k, KP1] = c.ratio, c.offset
@@ -64,13 +68,38 @@ class Packed:
         return out
 
 
+def _nonholonomic(model, c, t, k_row, tf):
+    """The table row of a rolling contact, knife edge or no-pivot condition (fixed plane)."""
+    from ..kernels.constrained import KBA, KN, KP0, KP1, KQA
+
+    f = model.frame(c.frame)
+    k_row[KBA], tf[0] = f.body, f.placement
+    if t == 5:
+        k_row[KP0], k_row[KP1], k_row[KQA] = c.radius, c.d, c.rows
+        if isinstance(c, RollingDisk):
+            k_row[KN:KN + 3] = c.axis
+        k_row[KN + 3:KN + 6] = c.n
+        k_row[KN + 6:KN + 9], k_row[KN + 9:KN + 12] = c.R[0], c.R[1]
+    elif t == 6:
+        k_row[KN:KN + 3] = c.lateral
+        if c.point is not None:
+            k_row[KN + 6:KN + 9] = c.point
+            moved = np.eye(4)
+            moved[:3, 3] = c.point
+            tf[0] = f.placement @ moved
+    else:
+        k_row[KN + 3:KN + 6] = c.n
+
+
 def _frozen(a):
     a.flags.writeable = False
     return a
 
 
 def compilable(constraints):
-    return all(type(c) in _TYPES for c in constraints)
+    """True when every constraint has a compiled form (rolling and no-pivot conditions: on a
+    plane that does not move)."""
+    return all(type(c) in _TYPES and getattr(c, "static", True) for c in constraints)
 
 
 def packed(model, constraints):

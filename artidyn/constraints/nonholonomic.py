@@ -187,6 +187,11 @@ class _OnPlane(PfaffianConstraint):
     def check(self, model):
         model.frame(self.frame)
 
+    @property
+    def static(self):
+        """True when the plane does not move (then the compiled kernels take the constraint)."""
+        return not (np.any(self.Omega) or np.any(self.V))
+
     def plane_point_velocity(self, c):
         return self.V + np.cross(self.Omega, c - self.p0)
 

@@ -43,11 +43,15 @@ F64 = nb.float64
 
 # --- the constraint table -------------------------------------------------------------------
 POINT, WELD, DISTANCE, HINGE, COUPLING = 0, 1, 2, 3, 4
+ROLL, KNIFE, NOPIVOT = 5, 6, 7       # nonholonomic, on a fixed plane (artidyn.constraints.nonholonomic)
 KTYPE, KBA, KBB, KROW, KP0, KP1, KQA, KQB, KVA, KVB = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 KN = 10                        # hinge normals n1, n2 in frame_a's axes (6)
-KWIDTH = 16
+# ROLL: KP0 radius, KP1 plane offset, KQA rows (2, 3), KN.. the disk axis in the frame's axes
+# (zero: a sphere), KN+3.. the plane normal n, KN+6.. and KN+9.. its tangents t1, t2 (world);
+# KNIFE: KN.. the lateral direction (frame axes), KN+6.. the point (frame coordinates; TF holds
+# the frame moved to it); NOPIVOT: KN+3.. n
+KWIDTH = 22
 # TF (nc, 2, 4, 4): the placements of frame_a in body a and of frame_b in body b (or the target)
-ROWS = (3, 6, 1, 5, 1)
 
 OK, BAD_INPUT, SINGULAR, DEGENERATE = 0, 1, 2, 3   # return codes
 FAST = {"reassoc", "contract"}   # may reorder sums (vectorised inner products); NaN and inf still seen
@@ -218,6 +222,11 @@ def constraint_rows(B, K, TF, q, qd, Jst, bias, phi, aux, Ja, Jb, T2, sm):
             bias[r0] = 0.0
             phi[r0] = q[qa] - K[c, KP0] * q[qb] - K[c, KP1]
             continue
+        if t >= ROLL:
+            frame_rows(B, int(K[c, KBA]), TF[c, 0], Ta, Ja, ba)
+            if not nonholonomic_rows(K, c, r0, t, Ta, Ja, ba, qd, Jst, bias, phi, aux):
+                return False
+            continue
         ia, ib = int(K[c, KBA]), int(K[c, KBB])
         if t == POINT or t == WELD:   # straight into the rows: no 6 x nv temporaries
             o = 3 if t == POINT else 0
@@ -305,6 +314,92 @@ def constraint_rows(B, K, TF, q, qd, Jst, bias, phi, aux, Ja, Jb, T2, sm):
 
 
 @nb.njit
+def nonholonomic_rows(K, c, r0, t, Ta, Ja, ba, qd, Jst, bias, phi, aux):
+    """The rows of a rolling contact (ROLL), a knife edge (KNIFE) or a no-pivot condition
+    (NOPIVOT) from the frame's world Jacobian Ja and ``Jdot v`` ba (mirrors
+    :mod:`artidyn.constraints.nonholonomic`). False when a disk lies flat."""
+    nv = Jst.shape[1]
+    w0 = w1 = w2 = 0.0
+    v0 = v1 = v2 = 0.0
+    for k in range(nv):
+        w0 += Ja[0, k] * qd[k]
+        w1 += Ja[1, k] * qd[k]
+        w2 += Ja[2, k] * qd[k]
+        v0 += Ja[3, k] * qd[k]
+        v1 += Ja[4, k] * qd[k]
+        v2 += Ja[5, k] * qd[k]
+    n0, n1, n2 = K[c, KN + 3], K[c, KN + 4], K[c, KN + 5]
+    if t == NOPIVOT:
+        for k in range(nv):
+            Jst[r0, k] = n0 * Ja[0, k] + n1 * Ja[1, k] + n2 * Ja[2, k]
+        bias[r0] = n0 * ba[0] + n1 * ba[1] + n2 * ba[2]
+        phi[r0] = 0.0
+        aux[c, 0], aux[c, 1], aux[c, 2] = n0, n1, n2
+        return True
+    if t == KNIFE:
+        x0, x1, x2 = K[c, KN], K[c, KN + 1], K[c, KN + 2]
+        l0 = Ta[0, 0] * x0 + Ta[0, 1] * x1 + Ta[0, 2] * x2
+        l1 = Ta[1, 0] * x0 + Ta[1, 1] * x1 + Ta[1, 2] * x2
+        l2 = Ta[2, 0] * x0 + Ta[2, 1] * x1 + Ta[2, 2] * x2
+        for k in range(nv):
+            Jst[r0, k] = l0 * Ja[3, k] + l1 * Ja[4, k] + l2 * Ja[5, k]
+        # d/dt (l . v_P) - l . a_P(a) = (omega x l) . v_P + l . (Jdot v)_P
+        bias[r0] = ((w1 * l2 - w2 * l1) * v0 + (w2 * l0 - w0 * l2) * v1 + (w0 * l1 - w1 * l0) * v2
+                    + l0 * ba[3] + l1 * ba[4] + l2 * ba[5])
+        phi[r0] = 0.0
+        p0, p1, p2 = K[c, KN + 6], K[c, KN + 7], K[c, KN + 8]     # the point from the frame's origin
+        aux[c, 0], aux[c, 1], aux[c, 2] = l0, l1, l2
+        aux[c, 3] = Ta[0, 0] * p0 + Ta[0, 1] * p1 + Ta[0, 2] * p2
+        aux[c, 4] = Ta[1, 0] * p0 + Ta[1, 1] * p1 + Ta[1, 2] * p2
+        aux[c, 5] = Ta[2, 0] * p0 + Ta[2, 1] * p1 + Ta[2, 2] * p2
+        return True
+    # ROLL: the contact point p + r u, u the unit vector of the disk's plane most along -n (a
+    # sphere: -n); rows e_k . (v_p + omega x r u), bias e_k . (a_p + alpha x r u + omega x r udot)
+    r = K[c, KP0]
+    x0, x1, x2 = K[c, KN], K[c, KN + 1], K[c, KN + 2]
+    if x0 == 0.0 and x1 == 0.0 and x2 == 0.0:
+        u0, u1, u2 = -n0, -n1, -n2
+        ud0 = ud1 = ud2 = 0.0
+    else:
+        a0 = Ta[0, 0] * x0 + Ta[0, 1] * x1 + Ta[0, 2] * x2
+        a1 = Ta[1, 0] * x0 + Ta[1, 1] * x1 + Ta[1, 2] * x2
+        a2 = Ta[2, 0] * x0 + Ta[2, 1] * x1 + Ta[2, 2] * x2
+        na = n0 * a0 + n1 * a1 + n2 * a2
+        m0, m1, m2 = n0 - na * a0, n1 - na * a1, n2 - na * a2       # w = n - (n . a) a
+        sn = math.sqrt(m0 * m0 + m1 * m1 + m2 * m2)
+        if not sn > 1e-9:
+            return False
+        u0, u1, u2 = -m0 / sn, -m1 / sn, -m2 / sn
+        ad0, ad1, ad2 = w1 * a2 - w2 * a1, w2 * a0 - w0 * a2, w0 * a1 - w1 * a0   # adot = omega x a
+        nad = n0 * ad0 + n1 * ad1 + n2 * ad2
+        md0, md1, md2 = -nad * a0 - na * ad0, -nad * a1 - na * ad1, -nad * a2 - na * ad2
+        h0, h1, h2 = m0 / sn, m1 / sn, m2 / sn
+        hm = h0 * md0 + h1 * md1 + h2 * md2
+        ud0, ud1, ud2 = -(md0 - hm * h0) / sn, -(md1 - hm * h1) / sn, -(md2 - hm * h2) / sn
+    p0, p1, p2 = r * u0, r * u1, r * u2                              # rho = r u
+    c0 = ba[3] + ba[1] * p2 - ba[2] * p1 + r * (w1 * ud2 - w2 * ud1)
+    c1 = ba[4] + ba[2] * p0 - ba[0] * p2 + r * (w2 * ud0 - w0 * ud2)
+    c2 = ba[5] + ba[0] * p1 - ba[1] * p0 + r * (w0 * ud1 - w1 * ud0)
+    rows = int(K[c, KQA])
+    for h in range(rows):
+        if h == 2:
+            e0, e1, e2 = n0, n1, n2
+        else:
+            e0, e1, e2 = K[c, KN + 6 + 3 * h], K[c, KN + 7 + 3 * h], K[c, KN + 8 + 3 * h]
+        for k in range(nv):
+            j0 = Ja[3, k] + Ja[1, k] * p2 - Ja[2, k] * p1
+            j1 = Ja[4, k] + Ja[2, k] * p0 - Ja[0, k] * p2
+            j2 = Ja[5, k] + Ja[0, k] * p1 - Ja[1, k] * p0
+            Jst[r0 + h, k] = e0 * j0 + e1 * j1 + e2 * j2
+        bias[r0 + h] = e0 * c0 + e1 * c1 + e2 * c2
+        phi[r0 + h] = 0.0
+    if rows == 3:
+        phi[r0 + 2] = n0 * (Ta[0, 3] + p0) + n1 * (Ta[1, 3] + p1) + n2 * (Ta[2, 3] + p2) - K[c, KP1]
+    aux[c, 0], aux[c, 1], aux[c, 2] = p0, p1, p2
+    return True
+
+
+@nb.njit
 def wrenches(K, aux, lam, W):
     """W (nc, 6) <- the reaction on frame_a of each constraint, [moment about its origin; force]
     in world axes (Coupling: its multiplier in W[c, 0], the rest zero)."""
@@ -324,6 +419,22 @@ def wrenches(K, aux, lam, W):
             for r in range(3):
                 W[c, r] = aux[c, r] * lam[r0 + 3] + aux[c, 3 + r] * lam[r0 + 4]
                 W[c, 3 + r] = lam[r0 + r]
+        elif t == ROLL:           # the force on the body at the contact, moment about the centre
+            for h in range(int(K[c, KQA])):
+                for r in range(3):
+                    W[c, 3 + r] += lam[r0 + h] * (K[c, KN + 3 + r] if h == 2 else K[c, KN + 6 + 3 * h + r])
+            W[c, 0] = aux[c, 1] * W[c, 5] - aux[c, 2] * W[c, 4]
+            W[c, 1] = aux[c, 2] * W[c, 3] - aux[c, 0] * W[c, 5]
+            W[c, 2] = aux[c, 0] * W[c, 4] - aux[c, 1] * W[c, 3]
+        elif t == KNIFE:          # the force at the point, moment about the frame's origin
+            for r in range(3):
+                W[c, 3 + r] = lam[r0] * aux[c, r]
+            W[c, 0] = aux[c, 4] * W[c, 5] - aux[c, 5] * W[c, 4]
+            W[c, 1] = aux[c, 5] * W[c, 3] - aux[c, 3] * W[c, 5]
+            W[c, 2] = aux[c, 3] * W[c, 4] - aux[c, 4] * W[c, 3]
+        elif t == NOPIVOT:
+            for r in range(3):
+                W[c, r] = lam[r0] * aux[c, r]
         else:
             W[c, 0] = lam[r0]
 
