@@ -1,0 +1,59 @@
+"""The servo problems of Appell's treatise and of the servo-constraint literature, as
+:class:`~artidyn.servo.ServoProblem` builders.
+
+* :func:`plate_on_turntable`: Appell's plate hinged on a turntable that a motor turns so that
+  ``alpha - beta = pi / 2`` (``link="motor"``: D = [1, 0], equation (5); ``link="rigid"``: the
+  same relation by a rigid link, D = E, equation (6));
+* :func:`spring_chain`: masses joined by springs, driven at the first so that the last follows
+  ``y(t)`` (flat; index 5 for two masses, 7 for three; Altmann & Heiland 2017);
+* :func:`ship_stabiliser`: a mass moved across the deck so that its position is proportional to
+  the roll rate (damping) or to the roll angle (period change).
+"""
+import sympy as sp
+from sympy.physics.mechanics import dynamicsymbols
+
+from .problem import T_SYMBOL, ServoProblem
+
+t = T_SYMBOL
+
+
+def plate_on_turntable(link="motor", F=1.0, a=0.3, R=1.0, b=0.5, k=0.2, M=2.0, I1=1.5):
+    """Appell §4xx: turntable (centre O, OC = R, inertia I1 about O, angle alpha of OC), plate
+    hinged at C (mass M, radius of gyration k about its centre G, CG = b, angle beta of CG), a
+    constant force F along +x at A on line CG (CA = a), horizontal plane. Kinetic energy
+    ``2T = I1 alphadot^2 + M (R^2 alphadot^2 + (b^2 + k^2) betadot^2 + 2 R b alphadot betadot
+    cos(alpha - beta))``; F as the potential ``-F x_A``; servo ``alpha - beta = pi / 2``."""
+    al, be = dynamicsymbols("alpha beta")
+    ad_, bd = al.diff(t), be.diff(t)
+    T = sp.Rational(1, 2) * (I1 * ad_ ** 2 + M * (R ** 2 * ad_ ** 2 + (b ** 2 + k ** 2) * bd ** 2
+                                                   + 2 * R * b * ad_ * bd * sp.cos(al - be)))
+    U = -F * (R * sp.cos(al) + a * sp.cos(be))
+    D = [[1, 0]] if link == "motor" else [[1, -1]]
+    return ServoProblem([al, be], T, U, servo=[al - be - sp.pi / 2], directions=D,
+                        name=f"plate on a turntable ({link})")
+
+
+def spring_chain(masses=(1.0, 2.0), stiffness=(1.0,), rest=0.5, path=None):
+    """Masses on a line joined by springs (``stiffness[i]`` between masses i and i+1, rest length
+    ``rest``), a force on the first so that the last follows ``path`` (a SymPy expression of t;
+    default a smooth step)."""
+    n = len(masses)
+    xs = dynamicsymbols(f"x1:{n + 1}")
+    T = sum(sp.Rational(1, 2) * m * x.diff(t) ** 2 for m, x in zip(masses, xs))
+    U = sum(sp.Rational(1, 2) * k * (xs[i + 1] - xs[i] - rest) ** 2 for i, k in enumerate(stiffness))
+    y = path if path is not None else sp.sin(t) / 2 + t ** 2 / 10
+    return ServoProblem(xs, T, U, servo=[xs[-1] - y], directions=[[1] + [0] * (n - 1)],
+                        name=f"{n}-mass spring chain")
+
+
+def ship_stabiliser(kind="damping", gain=0.5, inertia=4.0, stiffness=10.0, mass=0.5, height=0.0, g=9.81):
+    """A ship rolling (angle phi, inertia and hydrostatic stiffness about the roll axis) with a
+    mass on a rail across the deck (position p, the rail ``height`` above the roll axis), moved
+    so that ``p = gain * phidot`` (``kind="damping"``) or ``p = gain * phi`` (``"period"``)."""
+    ph, p = dynamicsymbols("phi p")
+    X = p * sp.cos(ph) - height * sp.sin(ph)
+    Z = p * sp.sin(ph) + height * sp.cos(ph)
+    T = sp.Rational(1, 2) * inertia * ph.diff(t) ** 2 + sp.Rational(1, 2) * mass * (X.diff(t) ** 2 + Z.diff(t) ** 2)
+    U = sp.Rational(1, 2) * stiffness * ph ** 2 + mass * g * Z
+    rel = p - gain * (ph.diff(t) if kind == "damping" else ph)
+    return ServoProblem([ph, p], T, U, servo=[rel], directions=[[0, 1]], name=f"ship stabiliser ({kind})")

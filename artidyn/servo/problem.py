@@ -1,0 +1,382 @@
+"""A servo problem stated from energies, in the style of ``sympy.physics.mechanics``.
+
+Lagrange's equations of the first kind from the kinetic energy ``T(q, qdot, t)``, the potential
+energy ``U(q, t)`` and generalized forces ``Q``::
+
+    d/dt dT/dqdot - dT/dq + dU/dq - Q = M(q) qdd + h(q, qdot, t)
+
+plus the servo relations ``s(q, qdot, t) = 0`` (finite, or in the velocities), their directions
+``D`` (Appell's ``D delta q = 0``) and the first-kind relations ``A qdot + a = 0`` (rolling).
+The relations are differentiated symbolically until the servo forces ``mu`` appear (the relative
+degree ``rho_k`` of each relation; Isidori's normal form): a finite relation whose forces act
+directly (``E M^-1 D^T`` invertible) appears at its second derivative, an index-3 problem as for
+ordinary constraints; an underactuated one (the forces act through springs or a pendulum) later:
+the differentiation index is ``rho + 1`` (5 for a two-mass spring chain driven at one end, 7 for
+three masses). The ``rho_k``-th derivatives give the decoupling matrix ``B`` (r x j) and
+``y^(rho) = a + B mu``; determinacy is decided by the rank of ``B`` at the state (with the
+first-kind relations, by the rank of ``E N (N^T M N)^-1 N^T D^T``, :mod:`.core`).
+
+Simulation (:meth:`ServoProblem.simulate`) integrates ``qdd(q, qdot, t)`` with RK4; optional
+stabilisation replaces the target ``y^(rho) = 0`` by ``y^(rho) + sum_l c_l y^(l) = 0`` with the
+coefficients of ``(s + lambda)^rho`` (all roots at ``-lambda``).
+"""
+from typing import NamedTuple
+
+import numpy as np
+import sympy as sp
+from sympy.physics.mechanics import dynamicsymbols
+
+from ..errors import InputError
+from . import core
+
+T_SYMBOL = dynamicsymbols._t
+
+
+class ServoResult(NamedTuple):
+    """One state: ``qdd`` (n,), ``mu`` (j,) servo forces, ``Lambda`` (p,) first-kind
+    multipliers, ``status``, ``rank``, ``index`` (the differentiation index, per relation),
+    ``why`` (a sentence)."""
+
+    qdd: np.ndarray
+    mu: np.ndarray
+    Lambda: np.ndarray
+    status: str
+    rank: int
+    index: tuple
+    why: str
+
+
+class ServoRun(NamedTuple):
+    """``t`` (S,), ``q``, ``v`` (S, n), ``qdd`` (S, n), ``servo_forces`` (S, j), ``multipliers``
+    (S, p), ``energy`` (S,) T + U, ``servo_power`` (S,) ``mu . D qdot``, ``servo_work`` (S,) its
+    integral (by the same Runge-Kutta stages as the motion), ``drift`` (S,) max |y^(l)|, l < rho, over the relations."""
+
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    qdd: np.ndarray
+    servo_forces: np.ndarray
+    multipliers: np.ndarray
+    energy: np.ndarray
+    servo_power: np.ndarray
+    servo_work: np.ndarray
+    drift: np.ndarray
+
+
+def _sym(x, what):
+    try:
+        return sp.sympify(x)
+    except (sp.SympifyError, TypeError) as exc:
+        raise InputError(f"ServoProblem: {what} is not a SymPy expression ({exc})") from None
+
+
+class ServoProblem:
+    """A system with servo-constraints, from its energies (module docstring).
+
+    Parameters
+    ----------
+    coordinates : list of ``dynamicsymbols`` (functions of ``sympy.Symbol("t")``)
+    kinetic_energy : SymPy expression in the coordinates, their derivatives and t
+    potential_energy : optional SymPy expression in the coordinates and t
+    generalized_forces : optional list (one per coordinate)
+    servo : list of relations ``s = 0``: finite (coordinates and t) or in the velocities
+    directions : rows of D (j lists of n expressions or numbers); default: D = E, the servo
+        relations realised as ideal constraints
+    rolling : optional first-kind relations, linear in the velocities (``A qdot + a = 0``)
+    parameters : optional {symbol: value} substituted everywhere
+    """
+
+    def __init__(self, coordinates, kinetic_energy, potential_energy=0, generalized_forces=None, servo=(),
+                 directions=None, rolling=None, parameters=None, name="servo problem"):
+        t = T_SYMBOL
+        self.name = name
+        self.q = [c for c in coordinates]
+        n = self.n = len(self.q)
+        if n == 0 or len(set(self.q)) != n:
+            raise InputError("ServoProblem: coordinates must be distinct dynamicsymbols")
+        for c in self.q:
+            if not (isinstance(c, sp.Function) or isinstance(c, sp.core.function.AppliedUndef)) or c.args != (t,):
+                raise InputError(f"ServoProblem: coordinate {c} is not a function of t (use dynamicsymbols)")
+        self.qd = [c.diff(t) for c in self.q]
+        self.qdd = [c.diff(t, 2) for c in self.q]
+        subs = {sp.sympify(k): v for k, v in (parameters or {}).items()}
+        fix = (lambda e: _sym(e, "an energy, force or relation").subs(subs)) if subs else \
+            (lambda e: _sym(e, "an energy, force or relation"))
+        T = fix(kinetic_energy)
+        U = fix(potential_energy)
+        Q = [0] * n if generalized_forces is None else [fix(x) for x in generalized_forces]
+        if len(Q) != n:
+            raise InputError(f"ServoProblem: {len(Q)} generalized forces for {n} coordinates")
+        eom = [T.diff(self.qd[i]).diff(t) - T.diff(self.q[i]) + U.diff(self.q[i]) - Q[i] for i in range(n)]
+        self._M = sp.Matrix(n, n, lambda i, k: eom[i].diff(self.qdd[k]))
+        zero_acc = {a: 0 for a in self.qdd}
+        self._h = sp.Matrix([e.subs(zero_acc) for e in eom])          # h - Q
+        self._T, self._U = T, U
+        self.servo = [fix(s) for s in servo]
+        for s in self.servo:
+            if any(s.has(a) for a in self.qdd):
+                raise InputError(f"ServoProblem: servo relation {s} contains accelerations; give it in the "
+                                 f"coordinates, the velocities and t")
+        self.r = len(self.servo)
+        self._order = [1 if any(s.has(v) for v in self.qd) else 0 for s in self.servo]
+        if directions is None:
+            rows = [[(s if o == 1 else s.diff(t)).diff(v) for v in self.qd] for s, o in zip(self.servo, self._order)]
+        else:
+            rows = [[fix(x) for x in row] for row in directions]
+            if any(len(row) != n for row in rows):
+                raise InputError(f"ServoProblem: each row of directions needs {n} entries (one per coordinate)")
+        self._D = sp.Matrix(rows) if rows else sp.zeros(0, n)
+        self.j = self._D.shape[0]
+        self.rolling = [fix(x) for x in (rolling or [])]
+        for x in self.rolling:
+            if any(x.has(a) for a in self.qdd) or any(sp.diff(x, v, 2) != 0 for v in self.qd):
+                raise InputError(f"ServoProblem: rolling relation {x} must be linear in the velocities")
+        self._build()
+
+    # --- symbols and compiled functions -----------------------------------------------------
+    def _plain(self, expr):
+        """Coordinates, velocities and accelerations replaced by plain symbols."""
+        e = sp.sympify(expr).xreplace(dict(zip(self.qdd, self._a)))
+        e = e.xreplace(dict(zip(self.qd, self._u)))
+        return e.xreplace(dict(zip(self.q, self._qs)))
+
+    def _fn(self, expr):
+        return sp.lambdify((self._qs, self._u, T_SYMBOL), self._plain(expr), modules="numpy")
+
+    def _build(self):
+        n, t = self.n, T_SYMBOL
+        self._qs = list(sp.symbols(f"q0:{n}"))
+        self._u = list(sp.symbols(f"u0:{n}"))
+        self._a = list(sp.symbols(f"a0:{n}"))
+        self._mu = list(sp.symbols(f"mu0:{self.j}"))
+        self.M_f, self.h_f, self.D_f = self._fn(self._M), self._fn(self._h), self._fn(self._D)
+        self.T_f, self.U_f = self._fn(self._T), self._fn(self._U)
+        zero_acc = {a: 0 for a in self.qdd}
+        # index-1 form: E qdd = gamma_E (second derivative of finite relations, first of velocity ones)
+        E_rows, g_rows = [], []
+        for s, o in zip(self.servo, self._order):
+            d = s.diff(t, 2 - o)
+            E_rows.append([d.diff(a) for a in self.qdd])
+            g_rows.append(-d.subs(zero_acc))
+        self.E_f = self._fn(sp.Matrix(E_rows) if E_rows else sp.zeros(0, n))
+        self.gE_f = self._fn(sp.Matrix(g_rows) if g_rows else sp.zeros(0, 1))
+        A_rows = [[x.diff(v) for v in self.qd] for x in self.rolling]
+        gA = [-x.diff(t).subs(zero_acc) for x in self.rolling]
+        self.A_f = self._fn(sp.Matrix(A_rows) if A_rows else sp.zeros(0, n))
+        self.gA_f = self._fn(sp.Matrix(gA) if gA else sp.zeros(0, 1))
+        self.a_f = self._fn(sp.Matrix([x.subs({v: 0 for v in self.qd}) for x in self.rolling])
+                            if self.rolling else sp.zeros(0, 1))
+        self._degrees = None
+
+    def _relative_degrees(self):
+        """Per relation: (rho, [y^(l) functions, l < rho], a function, B-row function), from the
+        symbolic derivatives with qdd = M^-1 (-h + D^T mu); where mu never appears, (None, [y],
+        the acceleration-level form under the free motion, None)."""
+        if self._degrees is not None:
+            return self._degrees
+        n, t = self.n, T_SYMBOL
+        mu = sp.Matrix(self._mu)
+        qdd_expr = self._M.LUsolve(-self._h + self._D.T * mu)
+        acc = dict(zip(self.qdd, qdd_expr))
+        rng = np.random.default_rng(12345)
+        probe = {**{s: rng.uniform(0.3, 1.1) for s in self._qs + self._u}, t: 0.37}
+        out = []
+        for s, o in zip(self.servo, self._order):
+            y, rho, lower = s, o, [s]
+            found = None
+            while rho < 2 * n + 2:
+                d = y.diff(t).xreplace(acc)
+                rho += 1
+                coeffs = [d.diff(m) for m in self._mu]
+                vals = [complex(self._plain(c).subs(probe).evalf()) for c in coeffs]
+                if any(abs(x) > 1e-12 for x in vals):
+                    a = d.subs({m: 0 for m in self._mu})
+                    found = (rho - o, [self._fn(x) for x in lower], self._fn(a), self._fn(sp.Matrix([coeffs])))
+                    break
+                y = d.subs({m: 0 for m in self._mu})
+                lower.append(y)
+            if found is None:         # the acceleration-level form, with the free motion's qdd
+                d = s.diff(t, 2 - o).xreplace(acc).subs({m: 0 for m in self._mu})
+                found = (None, [self._fn(s)], self._fn(d), None)
+            out.append(found)
+        self._degrees = out
+        return out
+
+    # --- one state --------------------------------------------------------------------------
+    def _state(self, q, qd, t):
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        if q.shape != (self.n,) or qd.shape != (self.n,):
+            raise InputError(f"ServoProblem: q and qdot need {self.n} entries each, got {q.shape} and {qd.shape}")
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd)) and np.isfinite(t)):
+            raise InputError("ServoProblem: q, qdot and t must be finite")
+        return q, qd, float(t)
+
+    def _mats(self, q, qd, t):
+        M = np.asarray(self.M_f(q, qd, t), dtype=float).reshape(self.n, self.n)
+        h = np.asarray(self.h_f(q, qd, t), dtype=float).reshape(self.n)
+        D = np.asarray(self.D_f(q, qd, t), dtype=float).reshape(self.j, self.n)
+        return M, h, D
+
+    def accelerations(self, q, qd, t=0.0, stabilization=0.0):
+        """The motion at one state: a :class:`ServoResult`. ``stabilization``: the rate lambda
+        of the relations' error dynamics (0: the exact derivatives)."""
+        q, qd, t = self._state(q, qd, t)
+        M, h, D = self._mats(q, qd, t)
+        if self.rolling:
+            return self._index1(q, qd, t, M, h, D, stabilization)
+        degrees = self._relative_degrees()
+        missing = [k for k, d in enumerate(degrees) if d[0] is None]
+        Bm = np.zeros((self.r, self.j))
+        rhs = np.zeros(self.r)
+        for k, (rho, lower, a_f, b_f) in enumerate(degrees):
+            if rho is None:           # never reached: its acceleration-level form must hold by itself
+                rhs[k] = -float(a_f(q, qd, t))
+                continue
+            Bm[k] = np.asarray(b_f(q, qd, t), dtype=float).reshape(self.j)
+            rhs[k] = -float(a_f(q, qd, t))
+            if stabilization:
+                c = np.poly1d([1.0, stabilization]) ** rho
+                coef = c.coeffs[::-1]                     # coef[l] multiplies y^(l)
+                for lev, f in enumerate(lower):
+                    rhs[k] -= coef[lev] * float(f(q, qd, t))
+        status, rank, mu, res = core.status_of(Bm, rhs)
+        qdd = np.linalg.solve(M, -h + D.T @ mu)
+        index = tuple(None if d[0] is None else d[0] + 1 for d in degrees)   # differentiations to reach mu, + 1
+        why = core.ServoSolution(qdd, mu, np.zeros(0), status, rank, self.r, self.j, res, Bm).why()
+        if missing:
+            why += (f"; the servo forces never act on relation(s) {missing} (no derivative up to order "
+                    f"{2 * self.n + 2} contains them)")
+        return ServoResult(qdd, mu, np.zeros(0), status, rank, index, why)
+
+    def _index1(self, q, qd, t, M, h, D, stabilization):
+        E = np.asarray(self.E_f(q, qd, t), dtype=float).reshape(self.r, self.n)
+        gE = np.asarray(self.gE_f(q, qd, t), dtype=float).reshape(self.r)
+        A = np.asarray(self.A_f(q, qd, t), dtype=float).reshape(len(self.rolling), self.n)
+        gA = np.asarray(self.gA_f(q, qd, t), dtype=float).reshape(len(self.rolling))
+        if stabilization:
+            for k, (s, o) in enumerate(zip(self.servo, self._order)):
+                y = float(self._fn(s)(q, qd, t))
+                if o == 0:
+                    yd = float(self._fn(s.diff(T_SYMBOL))(q, qd, t))
+                    gE[k] -= 2 * stabilization * yd + stabilization ** 2 * y
+                else:
+                    gE[k] -= stabilization * y
+        sol = core.solve(M, h, E, gE, D, A, gA)
+        index = tuple(3 - o for o in self._order)
+        return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, index, sol.why())
+
+    @property
+    def status(self):
+        """The determinacy at a generic state (random coordinates and velocities): "determined",
+        "impossible" or "indeterminate"; :meth:`analyse` gives the ranks and the reason."""
+        return self.analyse().status
+
+    def analyse(self, q=None, qd=None, t=0.37):
+        """The :class:`ServoResult` at a state (default: a generic random one)."""
+        rng = np.random.default_rng(2024)
+        q = rng.uniform(0.2, 1.0, self.n) if q is None else q
+        qd = rng.uniform(0.2, 1.0, self.n) if qd is None else qd
+        return self.accelerations(q, qd, t)
+
+    # --- energy, runs, equilibria -------------------------------------------------------------
+    def energy(self, q, qd, t=0.0):
+        """T + U at a state."""
+        return float(self.T_f(q, qd, t)) + float(self.U_f(q, qd, t))
+
+    def relation_errors(self, q, qd, t=0.0):
+        """max |y^(l)| over the relations and their derivatives below the order where the servo
+        forces act (zero on a consistent state)."""
+        if self.rolling:
+            return max([abs(float(self._fn(s)(q, qd, t))) for s in self.servo], default=0.0)
+        out = 0.0
+        for d in self._relative_degrees():
+            out = max([out] + [abs(float(f(q, qd, t))) for f in d[1]])
+        return out
+
+    def simulate(self, q0, qd0, t_final, dt, stabilization=0.0, tol=1e-8):
+        """RK4 from ``(q0, qd0)`` (which must satisfy the relations and their lower derivatives
+        to ``tol``): a :class:`ServoRun`. Refuses a problem that is not determined at the start."""
+        q, qd, t0 = self._state(q0, qd0, 0.0)
+        if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_final) and t_final > 0):
+            raise InputError(f"ServoProblem.simulate: dt and t_final must be positive, got {dt!r}, {t_final!r}")
+        start = self.accelerations(q, qd, 0.0, stabilization)
+        if start.status != core.DETERMINED:
+            raise InputError(f"ServoProblem.simulate ({self.name}): {start.why}")
+        err = self.relation_errors(q, qd, 0.0)
+        if err > tol:
+            raise InputError(f"ServoProblem.simulate ({self.name}): the initial state does not satisfy the servo "
+                             f"relations and their derivatives below the servo forces' order (error {err:.3g}); "
+                             f"use consistent_state()")
+        n_steps = int(np.ceil(t_final / dt - 1e-9))
+
+        def f(tt, x, v):
+            """(qdd, servo power) at a stage."""
+            if not (np.all(np.isfinite(x)) and np.all(np.isfinite(v))):
+                raise InputError(f"ServoProblem.simulate ({self.name}): the state became non-finite near t = "
+                                 f"{tt:.6g}; try a smaller dt")
+            r = self.accelerations(x, v, tt, stabilization)
+            return r, float(r.mu @ (self._mats(x, v, tt)[2] @ v))
+        rows, work = [], 0.0
+        for k in range(n_steps + 1):
+            t = k * dt
+            r1, p1 = f(t, q, qd)
+            rows.append((t, q.copy(), qd.copy(), r1.qdd, r1.mu, r1.Lambda, self.energy(q, qd, t), p1, work,
+                         self.relation_errors(q, qd, t)))
+            if k == n_steps:
+                break
+            if r1.status != core.DETERMINED:
+                raise InputError(f"ServoProblem.simulate ({self.name}) at t = {t:.6g}: {r1.why}")
+            # RK4 on (q, qdot, servo work)
+            k1q, k1v = qd, r1.qdd
+            r2, p2 = f(t + 0.5 * dt, q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v)
+            k2q, k2v = qd + 0.5 * dt * k1v, r2.qdd
+            r3, p3 = f(t + 0.5 * dt, q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v)
+            k3q, k3v = qd + 0.5 * dt * k2v, r3.qdd
+            r4, p4 = f(t + dt, q + dt * k3q, qd + dt * k3v)
+            k4q, k4v = qd + dt * k3v, r4.qdd
+            q = q + dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q)
+            qd = qd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+            work += dt / 6 * (p1 + 2 * p2 + 2 * p3 + p4)
+        t, Q, V, A, MU, LAM, E, P, W, DR = (np.array(x) for x in zip(*rows))
+        return ServoRun(t, Q, V, A, MU.reshape(len(t), self.j), LAM.reshape(len(t), -1), E, P, W, DR)
+
+    def consistent_state(self, q, qd, t=0.0, tol=1e-12, max_iter=50):
+        """``(q, qdot)`` near the given ones on which the relations and their derivatives below
+        the servo forces' order vanish (Gauss-Newton, least change)."""
+        x = np.concatenate([np.asarray(q, dtype=float), np.asarray(qd, dtype=float)])
+        n = self.n
+        fs = [f for d in self._relative_degrees() for f in d[1]] if not self.rolling else \
+            [self._fn(s) for s in self.servo]
+
+        def res(x):
+            return np.array([float(f(x[:n], x[n:], t)) for f in fs])
+        for _ in range(max_iter):
+            r = res(x)
+            if np.max(np.abs(r), initial=0.0) <= tol:
+                break
+            J = np.zeros((r.size, 2 * n))
+            for k in range(2 * n):
+                e = np.zeros(2 * n)
+                e[k] = 1e-7
+                J[:, k] = (res(x + e) - res(x - e)) / 2e-7
+            x = x - np.linalg.lstsq(J, r, rcond=None)[0]
+        return x[:n], x[n:]
+
+    def equilibria(self, q_guess, t=0.0):
+        """Appell's equilibrium conditions: ``qdot = 0``, ``qdd = 0``: the servo relations hold and
+        ``h(q, 0) - Q = D^T mu`` (+ ``A^T Lambda``); solved from ``q_guess`` (scipy ``root``).
+        Returns ``(q, mu)``."""
+        import scipy.optimize
+
+        n, j = self.n, self.j
+        zero = np.zeros(n)
+        s_f = [self._fn(s) for s in self.servo]
+
+        def F(x):
+            q, mu = x[:n], x[n:]
+            M, h, D = self._mats(q, zero, t)
+            return np.concatenate([h - D.T @ mu, [float(f(q, zero, t)) for f in s_f]])
+        sol = scipy.optimize.root(F, np.concatenate([np.asarray(q_guess, dtype=float), np.zeros(j)]), tol=1e-14)
+        if not sol.success or np.max(np.abs(F(sol.x))) > 1e-9:
+            raise InputError(f"ServoProblem.equilibria ({self.name}): no equilibrium found from {q_guess!r}")
+        return sol.x[:n], sol.x[n:]
