@@ -208,3 +208,33 @@ def test_ideal_relation_is_the_constraint_case():
     ref = constrained_dynamics(model, q, v, tau, [c], method="kkt")
     assert np.abs(out.qdd - ref.a).max() < 1e-12
     assert abs(out.mu[0] - ref.lambdas[0]) < 1e-12
+
+
+def test_end_effector_path_servo_on_a_model():
+    """The planar 2R arm's tool follows a circle (FramePath, a relation on an operational
+    quantity), its two actuated joints the directions: determined (r = j = 2); the servo forces
+    are the torques rnea gives on that motion; Gibbs-Appell's form gives the same; the run keeps
+    the tool on the circle."""
+    from artidyn.constraints import FramePath
+    model = ad.load("planar2r")
+    frame = "tool"
+    c, rad, w = np.array([1.2, 0.3, 0.0]), 0.25, 1.5
+
+    def target(t):
+        return c + rad * np.array([np.cos(w * t), np.sin(w * t), 0.0 * t])
+    path = FramePath(frame, target)
+    prob = servo.ModelServo(model, [path])
+    from artidyn.constraints import assemble
+    asm = assemble(model, np.array([0.3, 1.0]), [path], v=np.zeros(2))
+    q, v = asm.q, asm.v
+    assert abs(asm.residual) < 1e-12
+    lag = prob.accelerations(q, v)
+    ga = prob.accelerations(q, v, method="gibbs_appell")
+    assert lag.status == "determined" and lag.index == (3,)
+    assert np.abs(lag.qdd - ga.qdd).max() < 1e-10 and np.abs(lag.mu - ga.mu).max() < 1e-9
+    assert np.abs(lag.mu - ad.rnea(model, q, v, lag.qdd)).max() < 1e-10
+    run = prob.simulate(q, v, t_final=1.0, dt=1e-2)
+    tips = np.array([ad.kinematics.frame_placement(model, qq, frame)[:3, 3] for qq in run.q])
+    assert np.abs(tips - np.array([target(t) for t in run.t])).max() < 1e-9
+    assert np.abs(run.servo_forces - np.array([ad.rnea(model, qq, vv, aa) for qq, vv, aa in
+                                               zip(run.q, run.v, run.qdd)])).max() < 1e-9

@@ -12,6 +12,7 @@ knife edge, user functions) take the same solvers and simulation (:mod:`.nonholo
 """
 from .declared import from_model  # noqa: F401
 from .models import Coupling, Distance, Hinge, Holonomic, Point, Weld  # noqa: F401
-from .nonholonomic import KnifeEdge, Nonholonomic, NoPivot, RollingDisk, RollingSphere  # noqa: F401
+from .nonholonomic import (FramePath, JointPath, KnifeEdge, Nonholonomic, NoPivot, RollingDisk,  # noqa: F401
+                           RollingSphere)
 from .solve import (Assembly, ConstrainedResult, Rows, assemble, constrained_dynamics,  # noqa: F401
                     constrained_inverse_dynamics, constraint_rows, constraint_terms)

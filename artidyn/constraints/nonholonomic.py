@@ -20,7 +20,10 @@ marks it) so that drift can be measured and corrected; the other rows have no po
 * :class:`RollingSphere`: the same for a sphere;
 * :class:`NoPivot`: rolling without pivoting, no spin about the plane's normal;
 * :class:`KnifeEdge`: a point of a body cannot move sideways (the Chaplygin sleigh's blade, a
-  wheel's lateral no-slip).
+  wheel's lateral no-slip);
+* :class:`FramePath`, :class:`JointPath`: time-dependent holonomic relations (a frame's origin
+  or a joint following a given law of t), for driving constraints and servo relations; they
+  share this interface because they need t (``phi`` included).
 
 The multipliers are the reaction forces of the plane (world axes) in the rows' directions.
 """
@@ -94,7 +97,7 @@ class PfaffianConstraint(Constraint):
     def holonomic_rows(self):
         return np.zeros(self.rows, dtype=bool)
 
-    def phi(self, model, q):
+    def phi(self, model, q, t=0.0):
         return np.zeros(self.rows)
 
     def offset(self, model, q, t=0.0):
@@ -222,7 +225,7 @@ class _Rolling(_OnPlane):
         _, p, u, _ = self._geometry(model, q)
         return p + self.radius * u
 
-    def phi(self, model, q):
+    def phi(self, model, q, t=0.0):
         return np.array([0.0, 0.0, self.n @ self.contact_point(model, q) - self.d])[:self.rows]
 
     def jacobian(self, model, q, t=0.0):
@@ -361,3 +364,98 @@ class KnifeEdge(PfaffianConstraint):
         F = lam[0] * self._l(model, q)
         r = np.zeros(3) if self.point is None else frame_placement(model, q, self.frame)[:3, :3] @ self.point
         return np.concatenate([np.cross(r, F), F])
+
+
+def _time_derivative(f, t, what):
+    """d f / dt at t by complex step (f written with numpy operations), else central differences."""
+    try:
+        out = np.asarray(f(t + 1e-30j))
+        if np.iscomplexobj(out):
+            return np.imag(out) / 1e-30
+    except (TypeError, ValueError):
+        pass
+    h = 1e-6 * max(1.0, abs(t))
+    return (np.asarray(f(t + h), dtype=float) - np.asarray(f(t - h), dtype=float)) / (2 * h)
+
+
+class _Path(PfaffianConstraint):
+    """A time-dependent holonomic relation ``phi(q) = target(t)`` (rheonomic): the velocity form
+    ``J v - target'(t) = 0``, the bias ``Jdot v - target''(t)``; ``velocity`` and
+    ``acceleration`` (functions of t) default to complex-step derivatives of ``target``."""
+
+    def _init_path(self, target, velocity, acceleration, rows):
+        if not callable(target):
+            raise InputError(f"{type(self).__name__}: the target must be a function of t")
+        self._p, self.rows = target, rows
+        self._pd = velocity or (lambda t: _time_derivative(self._p, t, "velocity"))
+        self._pdd = acceleration or (lambda t: _time_derivative(self._pd, t, "acceleration"))
+
+    @property
+    def holonomic_rows(self):
+        return np.ones(self.rows, dtype=bool)
+
+    def _vec(self, f, t):
+        x = np.atleast_1d(np.asarray(f(t), dtype=float))
+        if x.shape != (self.rows,) or not np.all(np.isfinite(x)):
+            raise InputError(f"{self.name}: the target (or its derivatives) must give {self.rows} finite numbers at "
+                             f"t = {t}, got {x!r}")
+        return x
+
+    def phi(self, model, q, t=0.0):
+        return self._value(model, q) - self._vec(self._p, t)
+
+    def offset(self, model, q, t=0.0):
+        return -self._vec(self._pd, t)
+
+
+class FramePath(_Path):
+    """The origin of ``frame`` follows the world point ``target(t)`` (3 rows): an end-effector
+    path, as a servo relation or a driving constraint."""
+
+    def __init__(self, frame, target, velocity=None, acceleration=None):
+        self.frame, self.name = frame, f"{frame} on its path"
+        self._init_path(target, velocity, acceleration, 3)
+
+    def check(self, model):
+        model.frame(self.frame)
+
+    def _value(self, model, q):
+        return frame_placement(model, q, self.frame)[:3, 3]
+
+    def jacobian(self, model, q, t=0.0):
+        return jacobian(model, q, self.frame)[3:]
+
+    def bias(self, model, q, v, t=0.0):
+        return jacobian_bias(model, q, v, self.frame)[3:] - self._vec(self._pdd, t)
+
+    def wrench(self, model, q, lam):
+        return np.concatenate([np.zeros(3), lam])
+
+
+class JointPath(_Path):
+    """A 1-dof joint follows ``target(t)`` (1 row): a driven joint, a motor's angle law."""
+
+    def __init__(self, joint, target, velocity=None, acceleration=None):
+        self.joint, self.name = joint, f"{joint} on its path"
+        self._init_path(target, velocity, acceleration, 1)
+
+    def _dofs(self, model):
+        from ..joints import PRISMATIC, REVOLUTE
+        i = model.joint_id(self.joint)
+        if model.joint_type[i] not in (REVOLUTE, PRISMATIC):
+            raise InputError(f"JointPath: joint '{self.joint}' is {model.joint_kind[i]}; a path needs a 1-dof joint")
+        return int(model.idx_q[i]), int(model.idx_v[i])
+
+    def check(self, model):
+        self._dofs(model)
+
+    def _value(self, model, q):
+        return np.array([np.asarray(q, dtype=float)[self._dofs(model)[0]]])
+
+    def jacobian(self, model, q, t=0.0):
+        J = np.zeros((1, model.nv))
+        J[0, self._dofs(model)[1]] = 1.0
+        return J
+
+    def bias(self, model, q, v, t=0.0):
+        return -self._vec(self._pdd, t)

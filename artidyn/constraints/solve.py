@@ -95,7 +95,7 @@ def constraint_rows(model, q, v, constraints, t=0.0):
         return Rows(np.zeros(0), np.zeros((0, model.nv)), np.zeros(0), np.zeros(0), np.zeros(0, dtype=bool))
     phi, J, b, bias, holo = [], [], [], [], []
     for c in constraints:
-        phi.append(np.atleast_1d(c.phi(model, q)))
+        phi.append(np.atleast_1d(c.phi(model, q, t) if c.nonholonomic else c.phi(model, q)))
         holo.append(np.asarray(c.holonomic_rows, dtype=bool))
         if c.nonholonomic:
             J.append(np.atleast_2d(c.jacobian(model, q, t)))

@@ -51,17 +51,57 @@ class ModelServo:
         self.D = D
         self.r, self.j = sum(c.rows for c in self.servo), D.shape[0]
 
-    def accelerations(self, q, v, tau=None, t=0.0, f_ext=None, friction=True):
-        """:class:`ServoResult` at one state; ``tau`` the other (known) joint torques."""
+    def accelerations(self, q, v, tau=None, t=0.0, f_ext=None, friction=True, method="lagrange"):
+        """:class:`ServoResult` at one state; ``tau`` the other (known) joint torques.
+
+        ``method="lagrange"``: the equations of :mod:`.core`; ``"gibbs_appell"``: Appell's form,
+        ``dS/dqdd - Q`` orthogonal to the displacements the servo forces and the first-kind
+        reactions do no work on (``D delta q = 0``, ``A delta q = 0``), with the relations; the
+        same motion, the servo forces recovered from the residual."""
         m = self.model
         tau = np.zeros(m.nv) if tau is None else np.asarray(tau, dtype=float)
         M = crba(m, q)
         h = rnea(m, q, v, np.zeros(m.nv), f_ext, friction=friction) - tau
         s = constraint_rows(m, q, v, self.servo, t)
         a = constraint_rows(m, q, v, self.rolling, t)
+        index = tuple(2 if (c.nonholonomic and not np.any(c.holonomic_rows)) else 3 for c in self.servo)
+        if method == "gibbs_appell":
+            return self._gibbs_appell(q, v, h, s, a, index)
+        if method != "lagrange":
+            raise InputError(f"ModelServo: method must be 'lagrange' or 'gibbs_appell', got {method!r}")
         sol = core.solve(M, h, s.J, -s.bias, self.D, a.J, -a.bias)
-        index = tuple(2 if c.nonholonomic else 3 for c in self.servo)
         return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, index, sol.why())
+
+    def _gibbs_appell(self, q, v, h, s, a, index):
+        """Appell's equations on the restricted displacements (see :meth:`accelerations`)."""
+        import scipy.linalg
+
+        from ..dynamics import acceleration_energy
+        m = self.model
+        n = m.nv
+        hh = 1e-30                        # S is quadratic in qdd: gradient by complex step
+        probes = np.vstack([np.zeros(n), np.eye(n)])[:, None, :] + 1j * hh * np.eye(n)[None]
+        grad = np.imag(acceleration_energy(m, np.broadcast_to(q, (n * (n + 1), m.nq)),
+                                           np.broadcast_to(v, (n * (n + 1), n)), probes.reshape(-1, n)))
+        grad = grad.reshape(n + 1, n) / hh
+        g0, H = grad[0], (grad[1:] - grad[0]).T        # dS/dqdd = H qdd + g0
+        Q = -(h - (rnea(self._m0(), q, v, np.zeros(n), friction=False)
+                   - rnea(self._m0(), q, np.zeros(n), np.zeros(n), friction=False)))   # tau - (h - c)
+        Nd = scipy.linalg.null_space(np.vstack([self.D, a.J]))
+        K = np.vstack([Nd.T @ H, a.J, s.J])
+        y = np.concatenate([Nd.T @ (Q - g0), -a.bias, -s.bias])
+        if K.shape[0] != n or np.linalg.matrix_rank(K) < n:
+            sol = core.solve(H, g0 - Q, s.J, -s.bias, self.D, a.J, -a.bias)
+            return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, index, sol.why())
+        qdd = np.linalg.solve(K, y)
+        forces = np.linalg.lstsq(np.vstack([self.D, a.J]).T, H @ qdd + g0 - Q, rcond=None)[0]
+        mu, lam = forces[:self.j], forces[self.j:]
+        return ServoResult(qdd, mu, lam, core.DETERMINED, self.r, index, f"determined: rank W = r = j = {self.r}")
+
+    def _m0(self):
+        if getattr(self, "_zero_g", None) is None:
+            self._zero_g = self.model.replace(gravity=np.zeros(3))
+        return self._zero_g
 
     def simulate(self, q0, v0, t_final, dt, tau=None):
         """RK4 on the configuration manifold, each step projected back onto the servo and the
