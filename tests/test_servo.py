@@ -238,3 +238,48 @@ def test_end_effector_path_servo_on_a_model():
     assert np.abs(tips - np.array([target(t) for t in run.t])).max() < 1e-9
     assert np.abs(run.servo_forces - np.array([ad.rnea(model, qq, vv, aa) for qq, vv, aa in
                                                zip(run.q, run.v, run.qdd)])).max() < 1e-9
+
+
+def test_disc_and_ring_servo_versus_contact():
+    """Appell §470: under the servo the spring on the ring turns the pair uniformly accelerated
+    (alpha'' = torque / I_disc, the motor giving I_ring alpha'' + torque); by contact it rests."""
+    servo_run = ex.disc_and_ring(I_disc=2.0, I_ring=1.0, spring_torque=0.1, link="servo").simulate(
+        np.zeros(2), np.zeros(2), t_final=2.0, dt=1e-2)
+    assert np.abs(servo_run.q[:, 0] - 0.5 * 0.05 * servo_run.t ** 2).max() < 1e-12
+    assert np.abs(servo_run.servo_forces[:, 0] - 0.15).max() < 1e-12
+    contact = ex.disc_and_ring(link="contact").simulate(np.zeros(2), np.zeros(2), t_final=2.0, dt=1e-2)
+    assert np.abs(contact.q).max() < 1e-12
+
+
+def test_sphere_on_plane_driven_so_the_centre_circles():
+    """The plane is translated (servo forces on X, Y) so that the ball's centre runs on a circle of
+    radius rho at rate W; starting from rest the plane moves with V = 7/2 rho W (e_theta(t) -
+    e_theta(0)) (X traces a cycloid: 7/2 rho [(e_r(t) - e_r(0)) - W t e_theta(0)]), the friction
+    force is the centripetal m a = -m rho W^2 e_r, the horizontal spin grows as omega_h(0) +
+    m r rho W / I (e_r(t) - e_r(0)) and the vertical spin stays; the plane's mass changes the
+    servo force (mu = m_p Vdot + m a), not the motion."""
+    r, m, mp, rho, W = 0.1, 1.0, 3.0, 0.05, 1.0
+    prob = ex.sphere_on_moving_plane(radius=r, mass=m, plane_mass=mp, rho=rho, omega=W)
+    I = 0.4 * m * r * r
+    e_r = lambda t: np.array([np.cos(W * t), np.sin(W * t)])     # noqa: E731
+    e_th = lambda t: np.array([-np.sin(W * t), np.cos(W * t)])   # noqa: E731
+    wz = 0.7
+    w0 = np.concatenate([-(rho * W / r) * e_r(0.0), [wz]])
+    # Euler rates from omega at zero angles: omega = [phid, thetad, psid] (Z-Y-X at psi = theta = 0)
+    q0 = np.array([0.0, 0.0, rho, 0.0, 0.0, 0.0, 0.0])
+    qd0 = np.array([0.0, 0.0, 0.0, rho * W, w0[2], w0[1], w0[0]])
+    run = prob.simulate(q0, qd0, t_final=1.0, dt=2e-3)
+    t = run.t
+    X = 3.5 * rho * (np.array([e_r(s) for s in t]) - e_r(0.0) - W * t[:, None] * e_th(0.0))
+    assert np.abs(run.q[:, :2] - X).max() < 1e-9
+    V = 3.5 * rho * W * (np.array([e_th(s) for s in t]) - e_th(0.0))
+    assert np.abs(run.v[:, :2] - V).max() < 1e-9
+    omega = np.array([prob.angular_velocity(qq[4:], vv[4:]) for qq, vv in zip(run.q, run.v)])
+    wh = w0[:2] + (m * r * rho * W / I) * (np.array([e_r(s) for s in t]) - e_r(0.0))
+    assert np.abs(omega[:, :2] - wh).max() < 1e-8 and np.abs(omega[:, 2] - wz).max() < 1e-8
+    a_c = -rho * W ** 2 * np.array([e_r(s) for s in t])
+    Vdot = -3.5 * rho * W ** 2 * np.array([e_r(s) for s in t])
+    assert np.abs(run.servo_forces - (mp * Vdot + m * a_c)).max() < 1e-9
+    heavy = ex.sphere_on_moving_plane(radius=r, mass=m, plane_mass=10 * mp, rho=rho, omega=W).simulate(
+        q0, qd0, t_final=0.5, dt=2e-3)
+    assert np.abs(heavy.q - run.q[:heavy.q.shape[0]]).max() < 1e-12

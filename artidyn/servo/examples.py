@@ -7,7 +7,12 @@
 * :func:`spring_chain`: masses joined by springs, driven at the first so that the last follows
   ``y(t)`` (flat; index 5 for two masses, 7 for three; Altmann & Heiland 2017);
 * :func:`ship_stabiliser`: a mass moved across the deck so that its position is proportional to
-  the roll rate (damping) or to the roll angle (period change).
+  the roll rate (damping) or to the roll angle (period change);
+* :func:`disc_and_ring`: Appell §470, a ring that a motor keeps in the plane of a disc (servo)
+  versus a ring that the disc drives by contact;
+* :func:`sphere_on_moving_plane`: a ball rolling without slipping on a horizontal plane that is
+  translated so that the ball's centre describes a circle uniformly (a servo through a moving
+  obstacle).
 """
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
@@ -57,3 +62,41 @@ def ship_stabiliser(kind="damping", gain=0.5, inertia=4.0, stiffness=10.0, mass=
     U = sp.Rational(1, 2) * stiffness * ph ** 2 + mass * g * Z
     rel = p - gain * (ph.diff(t) if kind == "damping" else ph)
     return ServoProblem([ph, p], T, U, servo=[rel], directions=[[0, 1]], name=f"ship stabiliser ({kind})")
+
+
+def disc_and_ring(I_disc=2.0, I_ring=1.0, spring_torque=0.1, link="servo"):
+    """Appell §470: a disc (azimuth alpha) and a concentric ring (alpha_1) turning about the same
+    diameter; the relation ``alpha_1 = alpha``, realised by a motor on the ring (``"servo"``,
+    D = [0, 1]) or by contact (``"contact"``, D = E); a small spring fixed on the ring presses on
+    the disc (torque ``spring_torque`` on the disc, its opposite on the ring). Under the servo the
+    system turns uniformly accelerated (alpha'' = spring_torque / I_disc); by contact it stays at
+    rest."""
+    al, al1 = dynamicsymbols("alpha alpha_1")
+    T = sp.Rational(1, 2) * (I_disc * al.diff(t) ** 2 + I_ring * al1.diff(t) ** 2)
+    D = [[0, 1]] if link == "servo" else [[1, -1]]
+    return ServoProblem([al, al1], T, generalized_forces=[spring_torque, -spring_torque], servo=[al1 - al],
+                        directions=D, name=f"disc and ring ({link})")
+
+
+def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=1.0):
+    """A uniform ball (radius r, inertia 2/5 m r^2) rolling without slipping on a horizontal plane
+    that translates (X, Y; mass ``plane_mass``), the plane driven (servo forces on X and Y) so
+    that the ball's centre (x, y) describes the circle of radius ``rho`` at the rate ``omega``.
+    Coordinates ``[X, Y, x, y, psi, theta, phi]``, the ball's orientation by Z-Y-X angles (its
+    angular velocity in world axes: psid z + thetad R_z(psi) y + phid R_z(psi) R_y(theta) x).
+    Rolling: ``xd - r omega_y = Xd``, ``yd + r omega_x = Yd``."""
+    X, Y, x, y, ps, th, ph = dynamicsymbols("X Y x y psi theta phi")
+    I = sp.Rational(2, 5) * mass * radius ** 2
+    cps, sps, cth, sth = sp.cos(ps), sp.sin(ps), sp.cos(th), sp.sin(th)
+    w = sp.Matrix([0, 0, ps.diff(t)]) + th.diff(t) * sp.Matrix([-sps, cps, 0]) \
+        + ph.diff(t) * sp.Matrix([cps * cth, sps * cth, -sth])
+    T = sp.Rational(1, 2) * plane_mass * (X.diff(t) ** 2 + Y.diff(t) ** 2) \
+        + sp.Rational(1, 2) * mass * (x.diff(t) ** 2 + y.diff(t) ** 2) + sp.Rational(1, 2) * I * (w.T * w)[0]
+    rolling = [x.diff(t) - radius * w[1] - X.diff(t), y.diff(t) + radius * w[0] - Y.diff(t)]
+    servo = [x - rho * sp.cos(omega * t), y - rho * sp.sin(omega * t)]
+    D = [[1, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0]]
+    prob = ServoProblem([X, Y, x, y, ps, th, ph], T, servo=servo, directions=D, rolling=rolling,
+                        name="sphere on a moving plane")
+    prob.angular_velocity = sp.lambdify(((ps, th, ph), (ps.diff(t), th.diff(t), ph.diff(t))),
+                                        list(w), modules="numpy")
+    return prob
