@@ -527,3 +527,34 @@ def test_moving_plane_takes_the_readable_route():
     q, v = _ball_state(system, (0.3, 0.0), (0.0, 0.1))
     run = ad.simulate(system.model, q, v, constraints=system.constraints, t_final=0.05, dt=1e-2)
     assert run.stats["route"] == "reference"
+
+
+def test_rolling_disk_against_sympy_kanes_method():
+    """The rolling disc of SymPy's documentation (KanesMethod, yaw-lean-spin coordinates and the
+    contact point; an independent symbolic model, tests/sympy_rolling_disc.py): from the same
+    initial state, the disk of artidyn (a free body with a RollingDisk, compiled run) and the
+    SymPy model integrated by scipy at tight tolerance reach the same pose and velocity."""
+    import scipy.integrate
+    from sympy_rolling_disc import disc_state_to_free_body, disc_state_to_pose, rolling_disc_oracle
+
+    r, m, g = 0.4, 1.3, 9.81
+    system = ex.rolling_disk(radius=r, mass=m, g=g)
+    f = rolling_disc_oracle(r, m, g)
+    q0 = np.array([0.3, 0.25, 0.1, 0.2, -0.1])             # yaw, lean, spin, contact x, y
+    u0 = np.array([0.4, -0.3, 5.0])
+    T = 1.0
+    sol = scipy.integrate.solve_ivp(lambda t, x: np.concatenate(f(x[:5], x[5:])), (0, T), np.r_[q0, u0],
+                                    rtol=1e-12, atol=1e-12, method="DOP853")
+    qT, uT = sol.y[:5, -1], sol.y[5:, -1]
+    x0, v0 = disc_state_to_free_body(q0, u0, r)
+    for method in ("gibbs_appell", "kane", "lagrange"):                     # the instant: same accelerations
+        out = an.accelerations(system, x0, v0, method=method)
+        assert out.residual < 1e-12
+    run = ad.simulate(system.model, x0, v0, constraints=system.constraints, t_final=T, dt=1e-3)
+    assert run.stats["route"] == "compiled"
+    R_ref, c_ref = disc_state_to_pose(qT, r)
+    xT, vT = disc_state_to_free_body(qT, uT, r)
+    R = quat_to_matrix(run.q[-1, 3:][None])[0]
+    assert np.abs(run.q[-1, :3] - c_ref).max() < 1e-8
+    assert np.abs(R - R_ref).max() < 1e-8
+    assert np.abs(run.v[-1] - vT).max() < 1e-7
