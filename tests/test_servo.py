@@ -283,3 +283,48 @@ def test_sphere_on_plane_driven_so_the_centre_circles():
     heavy = ex.sphere_on_moving_plane(radius=r, mass=m, plane_mass=10 * mp, rho=rho, omega=W).simulate(
         q0, qd0, t_final=0.5, dt=2e-3)
     assert np.abs(heavy.q - run.q[:heavy.q.shape[0]]).max() < 1e-12
+
+
+def test_overhead_crane_load_follows_its_path():
+    """Trolley force and winch torque make the load of an overhead crane follow a smooth path
+    (Altmann & Heiland's set-up: m_t = 10, J = 0.1, m = 100, r = 0.1, from (0, 4) to (1, 5) in
+    6 s; the rope an ideal relation): index 5 (the tension reaches the horizontal relation only
+    through the rope's direction; the structure algorithm carries it two orders further); the
+    load on its path to 1e-8; the trolley where the flat output puts it, s = x + z xdd / (g - zdd)
+    (z downwards), and the rope as long as the winch says."""
+    prob = ex.overhead_crane()
+    assert prob.status == "determined" and max(prob.analyse().index) == 5
+    q0, v0 = np.array([0.0, 40.0, 0.0, 4.0]), np.zeros(4)
+    run = prob.simulate(q0, v0, t_final=6.0, dt=1e-2)
+    px = np.array([prob.path[0](s) for s in run.t])
+    pz = np.array([prob.path[1](s) for s in run.t])
+    assert np.abs(run.q[:, 2] - px).max() < 1e-8 and np.abs(run.q[:, 3] - pz).max() < 1e-8
+    ts = sp.Symbol("t")
+    path = ex.smooth_step(0, 6.0, 0.0, 1.0), ex.smooth_step(0, 6.0, 4.0, 5.0)
+    xdd = sp.lambdify(ts, sp.diff(path[0], ts, 2))
+    zdd = sp.lambdify(ts, sp.diff(path[1], ts, 2))
+    s_flat = px + pz * np.array([xdd(s) for s in run.t]) / (9.81 - np.array([zdd(s) for s in run.t]))
+    assert np.abs(run.q[:, 0] - s_flat).max() < 1e-7
+    length = np.hypot(run.q[:, 2] - run.q[:, 0], run.q[:, 3])
+    assert np.abs(0.1 * run.q[:, 1] - length).max() < 1e-8
+    assert abs(run.servo_forces[0, 1] - (-100.0 * 9.81 * 0.1)) < 1e-9        # holding the load at rest
+
+
+def test_internal_dynamics_decide_the_stabiliser():
+    """The ship's roll is the internal dynamics of the servo p = c phidot: damped for c > 0 (the
+    eigenvalues of the zero dynamics at the upright equilibrium have negative real parts and the
+    roll decays), growing for c < 0, which simulate refuses with the eigenvalue; a flat chain
+    has no internal dynamics."""
+    damped = ex.ship_stabiliser("damping", gain=0.5)
+    eig = damped.internal_dynamics(np.zeros(2), np.zeros(2))
+    assert eig.size == 2 and np.all(eig.real < -1e-3)
+    q, qd = damped.consistent_state([0.1, 0.0], [0.0, 0.0])
+    run = damped.simulate(q, qd, t_final=10.0, dt=1e-2)
+    assert np.abs(run.q[-200:, 0]).max() < 0.5 * np.abs(run.q[:200, 0]).max()
+    assert run.servo_work[-1] < 0                              # the servo takes energy out
+    growing = ex.ship_stabiliser("damping", gain=-0.5)
+    assert np.max(growing.internal_dynamics(np.zeros(2), np.zeros(2)).real) > 1e-3
+    with pytest.raises(InputError, match="internal dynamics are unstable"):
+        growing.simulate(*growing.consistent_state([0.1, 0.0], [0.0, 0.0]), t_final=1.0, dt=1e-2)
+    chain = ex.spring_chain()
+    assert chain.internal_dynamics(np.array([0.0, 0.5]), np.zeros(2)).size == 0

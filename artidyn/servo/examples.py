@@ -8,6 +8,8 @@
   ``y(t)`` (flat; index 5 for two masses, 7 for three; Altmann & Heiland 2017);
 * :func:`ship_stabiliser`: a mass moved across the deck so that its position is proportional to
   the roll rate (damping) or to the roll angle (period change);
+* :func:`overhead_crane`: a trolley and a winch driven so that the load follows a path in the
+  vertical plane (flat, index 5; Altmann & Heiland 2017's set-up);
 * :func:`disc_and_ring`: Appell §470, a ring that a motor keeps in the plane of a disc (servo)
   versus a ring that the disc drives by contact;
 * :func:`sphere_on_moving_plane`: a ball rolling without slipping on a horizontal plane that is
@@ -99,4 +101,35 @@ def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=
                         name="sphere on a moving plane")
     prob.angular_velocity = sp.lambdify(((ps, th, ph), (ps.diff(t), th.diff(t), ph.diff(t))),
                                         list(w), modules="numpy")
+    return prob
+
+
+def smooth_step(t0, t1, start, end):
+    """A SymPy path from ``start`` to ``end`` over [t0, t1] whose first four derivatives vanish at
+    both ends (the degree-9 polynomial of the 'minimum-snap' kind); constant outside."""
+    tau = (t - t0) / (t1 - t0)
+    sigma = 126 * tau ** 5 - 420 * tau ** 6 + 540 * tau ** 7 - 315 * tau ** 8 + 70 * tau ** 9
+    return sp.Piecewise((start, t <= t0), (end, t >= t1), (start + (end - start) * sigma, True))
+
+
+def overhead_crane(trolley_mass=10.0, winch_inertia=0.1, load_mass=100.0, winch_radius=0.1, g=9.81,
+                   start=(0.0, 4.0), end=(1.0, 5.0), duration=6.0):
+    """An overhead crane in the coordinates of Altmann & Heiland (2017): trolley position s,
+    winch angle beta (rope length r beta), load position (x, z) with z measured downwards; the
+    rope ``(x - s)^2 + z^2 = (r beta)^2`` an ideal relation (D = E: its multiplier is the third
+    servo force, the rope tension's), the trolley force and the winch torque the servo forces
+    that make the load follow a smooth path from ``start`` to ``end``. Index 5."""
+    s, be, x, z = dynamicsymbols("s beta x z")
+    r = winch_radius
+    T = sp.Rational(1, 2) * (trolley_mass * s.diff(t) ** 2 + winch_inertia * be.diff(t) ** 2
+                             + load_mass * (x.diff(t) ** 2 + z.diff(t) ** 2))
+    U = -load_mass * g * z
+    rope = (x - s) ** 2 + z ** 2 - (r * be) ** 2
+    path = [smooth_step(0, duration, start[0], end[0]), smooth_step(0, duration, start[1], end[1])]
+    D = [[1, 0, 0, 0], [0, 1, 0, 0], [rope.diff(c) for c in (s, be, x, z)]]
+    # the vertical relation first: the structure algorithm keeps earlier rows and carries a later
+    # dependent one further; the tension reaches z directly even when the load hangs straight
+    prob = ServoProblem([s, be, x, z], T, U, servo=[z - path[1], x - path[0], rope], directions=D,
+                        name="overhead crane")
+    prob.path = [sp.lambdify(t, p_, modules="numpy") for p_ in path]
     return prob

@@ -169,9 +169,17 @@ class ServoProblem:
         self._degrees = None
 
     def _relative_degrees(self):
-        """Per relation: (rho, [y^(l) functions, l < rho], a function, B-row function), from the
-        symbolic derivatives with qdd = M^-1 (-h + D^T mu); where mu never appears, (None, [y],
-        the acceleration-level form under the free motion, None)."""
+        """Per relation: (rho, [the mu-free expressions that vanish on consistent states, as
+        functions], a function, B-row function) with ``a + B mu = 0`` the row that determines the
+        servo forces; ``rho`` the number of differentiations (None where mu never appears: then
+        the acceleration-level form under the free motion, and no B row).
+
+        Each relation is differentiated, with ``qdd = M^-1 (-h + D^T mu)``, until mu appears. When
+        the rows so found are dependent in mu (a singular decoupling matrix: the forces reach two
+        relations only through one combination, e.g. a crane's rope tension), the dependent row
+        is replaced by its combination with the others that cancels mu (Silverman's structure
+        algorithm), a hidden relation which is differentiated further. Ranks are taken at a
+        generic probe state."""
         if self._degrees is not None:
             return self._degrees
         n, t = self.n, T_SYMBOL
@@ -179,26 +187,72 @@ class ServoProblem:
         qdd_expr = self._M.LUsolve(-self._h + self._D.T * mu)
         acc = dict(zip(self.qdd, qdd_expr))
         rng = np.random.default_rng(12345)
-        probe = {**{s: rng.uniform(0.3, 1.1) for s in self._qs + self._u}, t: 0.37}
-        out = []
-        for s, o in zip(self.servo, self._order):
-            y, rho, lower = s, o, [s]
-            found = None
-            while rho < 2 * n + 2:
+        probe = {**{s_: sp.Float(rng.uniform(0.3, 1.1)) for s_ in self._qs + self._u}, t: sp.Float(0.37)}
+        no_mu = {m: 0 for m in self._mu}
+        limit = 2 * n + 2
+
+        def value(e):             # numbers in, numbers out: xreplace folds the tree as it goes
+            return complex(self._plain(e).xreplace(probe).evalf())
+
+        def climb(y, count):
+            """Differentiate the mu-free y until mu appears: (d with mu, count, [mu-free levels])."""
+            levels = [y]
+            while count < limit:
                 d = y.diff(t).xreplace(acc)
-                rho += 1
-                coeffs = [d.diff(m) for m in self._mu]
-                vals = [complex(self._plain(c).subs(probe).evalf()) for c in coeffs]
-                if any(abs(x) > 1e-12 for x in vals):
-                    a = d.subs({m: 0 for m in self._mu})
-                    found = (rho - o, [self._fn(x) for x in lower], self._fn(a), self._fn(sp.Matrix([coeffs])))
+                count += 1
+                if any(abs(value(d.diff(m))) > 1e-12 for m in self._mu):
+                    return d, count, levels
+                y = d.subs(no_mu)
+                levels.append(y)
+            return None, count, levels
+        rows = []                                     # [d (with mu) or None, count, levels]
+        for s_, o in zip(self.servo, self._order):
+            d, count, levels = climb(s_, 0)
+            rows.append([d, count, levels, o])
+        for _ in range(limit):
+            live = [k for k, r_ in enumerate(rows) if r_[0] is not None]
+            if not live or not self._mu:
+                break
+            Bnum = np.array([[value(rows[k][0].diff(m)).real for m in self._mu] for k in live])
+            independent, dependent = [], None
+            for idx, k in enumerate(live):            # the first row dependent on those before it
+                trial = Bnum[[live.index(x) for x in independent] + [idx]]
+                if np.linalg.matrix_rank(trial, tol=1e-9 * max(np.abs(Bnum).max(), 1e-300)) == len(independent) + 1:
+                    independent.append(k)
+                else:
+                    dependent = k
                     break
-                y = d.subs({m: 0 for m in self._mu})
-                lower.append(y)
-            if found is None:         # the acceleration-level form, with the free motion's qdd
-                d = s.diff(t, 2 - o).xreplace(acc).subs({m: 0 for m in self._mu})
-                found = (None, [self._fn(s)], self._fn(d), None)
-            out.append(found)
+            if dependent is None or not independent:
+                break
+            Bs = sp.Matrix([[rows[k][0].diff(m) for m in self._mu] for k in independent])
+            cols = [c for c in range(self.j)]
+            sub = np.array([[value(Bs[a, c]).real for c in cols] for a in range(len(independent))])
+            chosen, keep = [], []
+            for c in cols:                            # columns that make B_S square and regular
+                if np.linalg.matrix_rank(sub[:, keep + [c]], tol=1e-9) == len(keep) + 1:
+                    keep.append(c)
+                if len(keep) == len(independent):
+                    break
+            chosen = keep
+            bi = sp.Matrix([[rows[dependent][0].diff(self._mu[c]) for c in chosen]])
+            # b_i = c^T B_S on the chosen columns, c = adj(B_S^T) b_i / det: multiplied through by
+            # the determinant, so that the hidden relation has no pole where B_S degenerates
+            BsT = Bs[:, chosen].T
+            coef = BsT.adjugate() * bi.T
+            e = BsT.det() * rows[dependent][0] - sum((coef[a] * rows[k][0] for a, k in enumerate(independent)),
+                                                     sp.S(0))
+            e = sp.expand(e.subs(no_mu))
+            d, count, levels = climb(e, rows[dependent][1])
+            rows[dependent] = [d, count, rows[dependent][2] + levels, rows[dependent][3]]
+        out = []
+        for (d, count, levels, o), s_ in zip(rows, self.servo):
+            if d is None:             # never reached: the acceleration-level form under the free motion
+                dd = s_.diff(t, 2 - o).xreplace(acc).subs(no_mu)
+                out.append((None, [self._fn(s_)], self._fn(dd), None))
+            else:
+                coeffs = [d.diff(m) for m in self._mu]
+                out.append((count, [self._fn(x) for x in levels], self._fn(d.subs(no_mu)),
+                            self._fn(sp.Matrix([coeffs]))))
         self._degrees = out
         return out
 
@@ -293,15 +347,25 @@ class ServoProblem:
             out = max([out] + [abs(float(f(q, qd, t))) for f in d[1]])
         return out
 
-    def simulate(self, q0, qd0, t_final, dt, stabilization=0.0, tol=1e-8):
+    def simulate(self, q0, qd0, t_final, dt, stabilization=0.0, tol=1e-8, allow_unstable=False):
         """RK4 from ``(q0, qd0)`` (which must satisfy the relations and their lower derivatives
-        to ``tol``): a :class:`ServoRun`. Refuses a problem that is not determined at the start."""
+        to ``tol``): a :class:`ServoRun`. Refuses a problem that is not determined at the start,
+        and one whose internal dynamics, linearised at the start, are unstable
+        (:meth:`internal_dynamics`; ``allow_unstable=True`` runs it anyway)."""
         q, qd, t0 = self._state(q0, qd0, 0.0)
         if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_final) and t_final > 0):
             raise InputError(f"ServoProblem.simulate: dt and t_final must be positive, got {dt!r}, {t_final!r}")
         start = self.accelerations(q, qd, 0.0, stabilization)
         if start.status != core.DETERMINED:
             raise InputError(f"ServoProblem.simulate ({self.name}): {start.why}")
+        if not allow_unstable:
+            eig = self.internal_dynamics(q, qd, 0.0)
+            if eig.size and np.max(eig.real) > 1e-6:
+                worst = eig[np.argmax(eig.real)]
+                raise InputError(f"ServoProblem.simulate ({self.name}): the internal dynamics are unstable at the "
+                                 f"start (eigenvalue {worst:.4g} of the zero dynamics linearised there): the "
+                                 f"relations can be held only while the rest of the motion diverges; pass "
+                                 f"allow_unstable=True to run it anyway")
         err = self.relation_errors(q, qd, 0.0)
         if err > tol:
             raise InputError(f"ServoProblem.simulate ({self.name}): the initial state does not satisfy the servo "
@@ -339,6 +403,32 @@ class ServoProblem:
             work += dt / 6 * (p1 + 2 * p2 + 2 * p3 + p4)
         t, Q, V, A, MU, LAM, E, P, W, DR = (np.array(x) for x in zip(*rows))
         return ServoRun(t, Q, V, A, MU.reshape(len(t), self.j), LAM.reshape(len(t), -1), E, P, W, DR)
+
+    def internal_dynamics(self, q, qd, t=0.0):
+        """Eigenvalues of the internal (zero) dynamics linearised at ``(q, qdot, t)`` (meaningful at
+        an equilibrium of the servo-constrained motion): the closed-loop Jacobian restricted to the
+        tangent space of the manifold where the relations and their lower derivatives vanish.
+        Empty for a flat problem (no internal dynamics)."""
+        import scipy.linalg
+
+        q, qd, t = self._state(q, qd, t)
+        n = self.n
+        fs = [f for d in self._relative_degrees() for f in d[1]] if not self.rolling else \
+            [self._fn(s) for s in self.servo]
+        x0 = np.concatenate([q, qd])
+
+        def C(x):
+            return np.array([float(f(x[:n], x[n:], t)) for f in fs])
+
+        def F(x):
+            return np.concatenate([x[n:], self.accelerations(x[:n], x[n:], t).qdd])
+        h = 1e-6
+        Jc = np.column_stack([(C(x0 + h * e) - C(x0 - h * e)) / (2 * h) for e in np.eye(2 * n)])
+        Z = scipy.linalg.null_space(Jc, rcond=1e-9)
+        if Z.shape[1] == 0:
+            return np.zeros(0, dtype=complex)
+        Jf = np.column_stack([(F(x0 + h * e) - F(x0 - h * e)) / (2 * h) for e in np.eye(2 * n)])
+        return np.linalg.eigvals(Z.T @ Jf @ Z)
 
     def consistent_state(self, q, qd, t=0.0, tol=1e-12, max_iter=50):
         """``(q, qdot)`` near the given ones on which the relations and their derivatives below
