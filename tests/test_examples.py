@@ -46,3 +46,19 @@ def test_grasp_lift_release(tmp_path, capsys):
     assert landings[0] == pytest.approx(example.T_OPEN + np.sqrt(2 * drop / 9.81), abs=0.01)
     assert abs(z[-1] - 0.03) < 2e-3 and np.max(np.abs(res.v[-1, 3:6])) < 1e-6   # at rest on the ground
     assert "impact" in capsys.readouterr().out
+
+
+def test_servo_turntable_example(tmp_path, capsys):
+    """The motor (a servo) does work on the plate; the rigid link does none."""
+    runs = load("servo_turntable").main([str(tmp_path / "t.png"), "--t-final", "1.0"])
+    assert (tmp_path / "t.png").stat().st_size > 0
+    assert abs(runs["motor"].servo_work[-1]) > 1e-2
+    assert np.ptp(runs["rigid"].energy) < 1e-9
+    assert "determined" in capsys.readouterr().out
+
+
+def test_rolling_disk_example(tmp_path, capsys):
+    out = load("rolling_disk").main([str(tmp_path / "d.png"), "--t-final", "2.0"])
+    assert (tmp_path / "d.png").stat().st_size > 0
+    assert np.abs(out[1.3][1]).max() < 0.1 and np.abs(out[0.7][1]).max() > 0.2
+    assert "compiled route" in capsys.readouterr().out

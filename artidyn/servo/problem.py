@@ -350,22 +350,17 @@ class ServoProblem:
     def simulate(self, q0, qd0, t_final, dt, stabilization=0.0, tol=1e-8, allow_unstable=False):
         """RK4 from ``(q0, qd0)`` (which must satisfy the relations and their lower derivatives
         to ``tol``): a :class:`ServoRun`. Refuses a problem that is not determined at the start,
-        and one whose internal dynamics, linearised at the start, are unstable
-        (:meth:`internal_dynamics`; ``allow_unstable=True`` runs it anyway)."""
+        and, when the servo acts through other coordinates (underactuated: a relation reached
+        later than directly), one whose internal dynamics are unstable at the equilibrium nearest
+        the start (:meth:`internal_dynamics`; ``allow_unstable=True`` runs it anyway)."""
         q, qd, t0 = self._state(q0, qd0, 0.0)
         if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_final) and t_final > 0):
             raise InputError(f"ServoProblem.simulate: dt and t_final must be positive, got {dt!r}, {t_final!r}")
         start = self.accelerations(q, qd, 0.0, stabilization)
         if start.status != core.DETERMINED:
             raise InputError(f"ServoProblem.simulate ({self.name}): {start.why}")
-        if not allow_unstable:
-            eig = self.internal_dynamics(q, qd, 0.0)
-            if eig.size and np.max(eig.real) > 1e-6:
-                worst = eig[np.argmax(eig.real)]
-                raise InputError(f"ServoProblem.simulate ({self.name}): the internal dynamics are unstable at the "
-                                 f"start (eigenvalue {worst:.4g} of the zero dynamics linearised there): the "
-                                 f"relations can be held only while the rest of the motion diverges; pass "
-                                 f"allow_unstable=True to run it anyway")
+        if not allow_unstable and self._underactuated(start):
+            self._check_internal(q)
         err = self.relation_errors(q, qd, 0.0)
         if err > tol:
             raise InputError(f"ServoProblem.simulate ({self.name}): the initial state does not satisfy the servo "
@@ -429,6 +424,26 @@ class ServoProblem:
             return np.zeros(0, dtype=complex)
         Jf = np.column_stack([(F(x0 + h * e) - F(x0 - h * e)) / (2 * h) for e in np.eye(2 * n)])
         return np.linalg.eigvals(Z.T @ Jf @ Z)
+
+    def _underactuated(self, res):
+        """True when some relation is reached by the servo forces later than directly (index above
+        3 for a finite relation, 2 for a velocity one): the servo then acts through the dynamics
+        of other coordinates, whose internal dynamics may diverge."""
+        return self.rolling == [] and any(i is not None and i > 3 - o for i, o in zip(res.index, self._order))
+
+    def _check_internal(self, q):
+        """Refuse when the internal dynamics at the equilibrium nearest ``q`` are unstable."""
+        try:
+            qe, _ = self.equilibria(q)
+        except InputError:
+            return                        # no equilibrium to linearise about: nothing to decide
+        eig = self.internal_dynamics(qe, np.zeros(self.n), 0.0)
+        if eig.size and np.max(eig.real) > 1e-6:
+            worst = eig[np.argmax(eig.real)]
+            raise InputError(f"ServoProblem.simulate ({self.name}): the internal dynamics are unstable (eigenvalue "
+                             f"{worst:.4g} of the zero dynamics linearised at the equilibrium q = "
+                             f"{np.round(qe, 6).tolist()}): the relations can be held only while the rest of the "
+                             f"motion diverges; pass allow_unstable=True to run it anyway")
 
     def consistent_state(self, q, qd, t=0.0, tol=1e-12, max_iter=50):
         """``(q, qdot)`` near the given ones on which the relations and their derivatives below
