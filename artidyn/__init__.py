@@ -15,9 +15,10 @@ from .kinematics import (body_accelerations, body_velocities, center_of_mass,  #
                          frame_velocity, jacobian_bias, jacobian_derivative)
 from .dynamics import (aba, actuation_matrix, centroidal_momentum, crba, external_wrench,  # noqa: F401
                        friction_torque, gravity_torque, joint_wrenches, kinetic_energy,
-                       mechanical_energy, momentum, potential_energy, rnea)
+                       mechanical_energy, momentum, potential_energy, rnea, spring_energy, spring_torque)
 from .dynamics import (christoffel, coriolis_matrix, gaha, gravity, mass_matrix_derivative,  # noqa: F401
                        newton_euler_nonrecursive, nonlinear_effects)
+from .dynamics import hybrid_dynamics  # noqa: F401
 from .constraints import (assemble, constrained_dynamics, constrained_inverse_dynamics,  # noqa: F401
                           constraint_terms)
 from .sim import SimulationResult, default_dt, quintic, rollout, simulate, simulate_constrained  # noqa: F401
@@ -26,6 +27,6 @@ from .io import load  # noqa: F401
 from .io.dh import from_dh  # noqa: F401
 from .ik import (IKResult, IKSolutions, condition_number, ik, ik_all, ik_analytic,  # noqa: F401
                  is_singular, manipulability, singularity, workspace)
-from . import constraints, contact, geometry, spatial, models  # noqa: F401
+from . import analytical, constraints, contact, geometry, servo, spatial, models  # noqa: F401
 
 __version__ = "0.1.0"

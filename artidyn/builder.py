@@ -12,7 +12,7 @@ import numpy as np
 
 from .errors import ModelError, unknown_name
 from .geometry.shapes import SHAPES, Collision, Shape
-from .joints import FREE, JOINT_CODES, NQ, NV, PRISMATIC, REVOLUTE, SPHERICAL, motion_subspace
+from .joints import CYLINDRICAL, FLAT, FREE, JOINT_CODES, NQ, NV, REVOLUTE, SPHERICAL, motion_subspace
 from .model import Frame, LoadReport, Model
 from .spatial.motion import homogeneous, inertia_parts, inertia_transform, inv_homogeneous, spatial_inertia
 from .spatial.rotations import rpy_to_matrix
@@ -79,7 +79,7 @@ def check_inertia(where, mass, com, inertia, allow_zero_mass=True):
 class _Node:
     __slots__ = ("name", "parent", "moving", "joint_name", "jtype", "kind", "axis", "T", "mass", "com",
                  "inertia", "lower", "upper", "velocity", "effort", "armature", "damping", "coulomb",
-                 "actuated", "extra")
+                 "stiffness", "rest", "actuated", "extra")
 
 
 class ModelBuilder:
@@ -128,14 +128,18 @@ class ModelBuilder:
     def add_body(self, name, parent="world", joint="revolute", *, joint_name=None, axis=(0, 0, 1),
                  placement=None, xyz=None, rpy=None, mass=0.0, com=(0, 0, 0), inertia=None,
                  lower=None, upper=None, velocity=None, effort=None, armature=0.0, damping=0.0,
-                 coulomb=0.0, actuated=True):
+                 coulomb=0.0, stiffness=0.0, rest=0.0, actuated=True):
         """Add a body moved by a joint relative to ``parent``; returns its name.
 
-        ``joint``: "revolute", "continuous", "prismatic", "spherical", "free" (a floating base,
-        whose joint is named ``root_joint`` by default) or "fixed". ``placement`` (or ``xyz`` and
-        ``rpy``) places the joint frame in the parent frame; ``axis`` is in the joint frame.
-        ``mass``, ``com`` (body frame) and ``inertia`` (3x3 at the centre of mass, body axes)
-        describe the body.
+        ``joint``: "revolute", "continuous", "prismatic", "cylindrical" (rotation about and
+        translation along ``axis``: q = [angle, displacement]), "spherical", "free" (a floating
+        base, whose joint is named ``root_joint`` by default) or "fixed". ``placement`` (or
+        ``xyz`` and ``rpy``) places the joint frame in the parent frame; ``axis`` is in the joint
+        frame. ``mass``, ``com`` (body frame) and ``inertia`` (3x3 at the centre of mass, body
+        axes) describe the body. ``stiffness`` and ``rest`` make a joint spring, torque
+        ``stiffness * (q - rest)`` (revolute, prismatic, cylindrical joints only). Per-dof values
+        (limits, ``armature`` ... ``rest``) are a number for every dof of the joint or, for a
+        cylindrical joint, a pair (rotation, translation).
         """
         self._check_new_name(name)
         self._require_parent(parent, name)
@@ -143,7 +147,7 @@ class ModelBuilder:
         if kind not in JOINT_CODES and kind != "fixed":
             raise ModelError(self._where(
                 f"body '{name}': unknown joint type '{joint}' (known: revolute, continuous, prismatic, "
-                f"spherical, free, fixed)"))
+                f"cylindrical, spherical, free, fixed)"))
         n = _Node()
         n.name, n.parent, n.kind = name, parent, kind
         n.moving = kind != "fixed"
@@ -158,7 +162,7 @@ class ModelBuilder:
         ax = np.asarray(axis, dtype=float)
         if ax.shape != (3,) or not np.all(np.isfinite(ax)):
             raise ModelError(self._where(f"joint '{n.joint_name}': axis must be 3 finite numbers, got {axis!r}"))
-        if n.jtype in (REVOLUTE, PRISMATIC):
+        if n.jtype in FLAT:
             norm = np.linalg.norm(ax)
             if norm < 1e-12:
                 raise ModelError(self._where(f"joint '{n.joint_name}': axis {ax.tolist()} is zero"))
@@ -166,20 +170,47 @@ class ModelBuilder:
         n.axis = ax
         inertia = np.zeros((3, 3)) if inertia is None else inertia
         n.mass, n.com, n.inertia = check_inertia(self._where(f"body '{name}'"), mass, com, inertia)
-        n.lower, n.upper, n.velocity, n.effort = lower, upper, velocity, effort
-        if n.jtype in (REVOLUTE, PRISMATIC) and lower is not None and upper is not None:
-            if not (float(lower) <= float(upper)):
+        nv = NV.get(n.jtype, 0)
+        per_dof = lambda key, val: self._per_dof(n, key, val, nv)  # noqa: E731
+        n.lower, n.upper, n.velocity, n.effort = (None if x is None else per_dof(key, x) for key, x in (
+            ("lower", lower), ("upper", upper), ("velocity", velocity), ("effort", effort)))
+        if n.jtype in FLAT and lower is not None and upper is not None:
+            if not np.all(n.lower <= n.upper):
                 raise ModelError(self._where(f"joint '{n.joint_name}': lower limit {lower} > upper limit {upper}"))
         if kind == "continuous":
             n.lower = n.upper = None
-        for key, val in (("armature", armature), ("damping", damping), ("coulomb", coulomb)):
-            if not np.isfinite(val) or val < 0:
+        for key, val in (("armature", armature), ("damping", damping), ("coulomb", coulomb), ("stiffness", stiffness)):
+            arr = per_dof(key, val)
+            if not np.all(np.isfinite(arr)) or np.any(arr < 0):
                 raise ModelError(self._where(f"joint '{n.joint_name}': {key} must be >= 0, got {val}"))
-        n.armature, n.damping, n.coulomb, n.actuated = float(armature), float(damping), float(coulomb), bool(actuated)
+            setattr(n, key, arr)
+        n.rest = per_dof("rest", rest)
+        if not np.all(np.isfinite(n.rest)):
+            raise ModelError(self._where(f"joint '{n.joint_name}': spring rest position must be finite, got {rest}"))
+        if n.moving and n.jtype not in FLAT and (np.any(n.stiffness != 0) or np.any(n.rest != 0)):
+            raise ModelError(self._where(f"joint '{n.joint_name}': joint springs (stiffness, rest) are defined on "
+                                         f"revolute, prismatic and cylindrical joints only, not on a {kind} joint"))
+        n.actuated = bool(actuated)
         n.extra = {}
         self._nodes[name] = n
         self._order.append(name)
         return name
+
+    def _per_dof(self, n, key, val, nv):
+        """``val`` (a number, or one per dof of the joint) as a float array of the joint's nv
+        entries (a number: every dof). A fixed joint (nv = 0) keeps what it is given, unused."""
+        try:
+            arr = np.array(val, dtype=float)
+        except (TypeError, ValueError):
+            raise ModelError(self._where(f"joint '{n.joint_name}': {key} must be a number, got {val!r}")) from None
+        if nv == 0:
+            return arr.reshape(-1)
+        if arr.ndim == 0:
+            return np.full(nv, float(arr))
+        if arr.shape != (nv,):
+            need = "1 value" if nv == 1 else f"1 or {nv} values (one per dof)"
+            raise ModelError(self._where(f"joint '{n.joint_name}': {key} needs {need}, got {arr.tolist()}"))
+        return arr
 
     def add_fixed_body(self, name, parent, *, placement=None, xyz=None, rpy=None, mass=0.0,
                        com=(0, 0, 0), inertia=None, joint_name=None):
@@ -255,7 +286,9 @@ class ModelBuilder:
         prismatic axes ``D u``, centres of mass ``D c`` and inertias ``D I D``, so that equal
         values of the mirrored 1-dof joint variables give mirror-image placements. A spherical
         joint's rotation R becomes D R D = R(-D u, theta): the mirror-image configuration takes
-        the quaternion (-D xyz, w) and the angular velocity -D omega (a pseudovector). Frames
+        the quaternion (-D xyz, w) and the angular velocity -D omega (a pseudovector). A
+        cylindrical joint turns about ``-D u`` as a revolute one, so its slide is mirrored as
+        ``(q_0, -q_1)`` (limits and spring rest position follow). Frames
         added on the limb's bodies (or on such frames) are mirrored too. Returns the list of new
         body names.
         """
@@ -292,12 +325,18 @@ class ModelBuilder:
             n = self._nodes[name]
             T = (refl if name == root else D4) @ n.T @ D4
             parent = n.parent if name == root else name_of(n.parent)
-            axis = -D @ n.axis if n.jtype == REVOLUTE else D @ n.axis
+            axis = -D @ n.axis if n.jtype in (REVOLUTE, CYLINDRICAL) else D @ n.axis
             jname = name_of(n.joint_name) if n.moving else None
+            lower, upper, rest = n.lower, n.upper, n.rest
+            if n.jtype == CYLINDRICAL:  # the slide runs along -D u: q_1 -> -q_1
+                lo = np.full(2, -np.inf) if lower is None else lower
+                hi = np.full(2, np.inf) if upper is None else upper
+                lower, upper, rest = np.array([lo[0], -hi[1]]), np.array([hi[0], -lo[1]]), n.rest * [1.0, -1.0]
             self.add_body(name_of(name), parent, n.kind, joint_name=jname, axis=axis, placement=T,
-                          mass=n.mass, com=D @ n.com, inertia=D @ n.inertia @ D, lower=n.lower,
-                          upper=n.upper, velocity=n.velocity, effort=n.effort, armature=n.armature,
-                          damping=n.damping, coulomb=n.coulomb, actuated=n.actuated)
+                          mass=n.mass, com=D @ n.com, inertia=D @ n.inertia @ D, lower=lower,
+                          upper=upper, velocity=n.velocity, effort=n.effort, armature=n.armature,
+                          damping=n.damping, coulomb=n.coulomb, stiffness=n.stiffness, rest=rest,
+                          actuated=n.actuated)
             new.append(name_of(name))
         members = set(limb)
         for fname, parent, P, kind in list(self._frames):
@@ -392,7 +431,7 @@ class ModelBuilder:
             jtype[i], axis[i] = n.jtype, n.axis
             Xtree[i] = anchor[n.parent][1] @ n.T
             nq_j[i], nv_j[i] = NQ[n.jtype], NV[n.jtype]
-            kinds.append("free" if n.jtype == FREE else ("spherical" if n.jtype == SPHERICAL else n.kind))
+            kinds.append("free" if n.jtype == FREE else ("spherical" if n.jtype == SPHERICAL else n.kind))  # aliases
             jnames.append(n.joint_name)
             S.append(motion_subspace(n.jtype, n.axis))
         bad = [order[i] for i in range(2, nb + 1) if jtype[i] == FREE and self._nodes[order[i]].parent != "world"]
@@ -411,24 +450,26 @@ class ModelBuilder:
         lower, upper = np.full(nq, -np.inf), np.full(nq, np.inf)
         vel, eff = np.full(nv, np.inf), np.full(nv, np.inf)
         arm, damp, coul = np.zeros(nv), np.zeros(nv), np.zeros(nv)
+        stiff, rest = np.zeros(nv), np.zeros(nv)
         act = np.ones(nv, dtype=bool)
         for i in range(1, nb + 1):
             n = self._nodes[order[i]]
             qs, vs = slice(idx_q[i], idx_q[i] + nq_j[i]), slice(idx_v[i], idx_v[i] + nv_j[i])
-            if n.jtype in (REVOLUTE, PRISMATIC):
+            if n.jtype in FLAT:
                 if n.lower is not None:
-                    lower[qs] = float(n.lower)
+                    lower[qs] = n.lower
                 if n.upper is not None:
-                    upper[qs] = float(n.upper)
+                    upper[qs] = n.upper
             elif n.jtype == SPHERICAL:
                 lower[qs], upper[qs] = -1.0, 1.0
             else:
                 lower[idx_q[i] + 3: idx_q[i] + 7], upper[idx_q[i] + 3: idx_q[i] + 7] = -1.0, 1.0
             if n.velocity is not None:
-                vel[vs] = float(n.velocity)
+                vel[vs] = n.velocity
             if n.effort is not None:
-                eff[vs] = float(n.effort)
+                eff[vs] = n.effort
             arm[vs], damp[vs], coul[vs] = n.armature, n.damping, n.coulomb
+            stiff[vs], rest[vs] = n.stiffness, n.rest
             act[vs] = n.actuated and n.jtype != FREE
 
         frames = [Frame(self.world, 0, np.eye(4), "body")]
@@ -460,7 +501,7 @@ class ModelBuilder:
             joint_placement=Xtree, idx_q=idx_q, nq_joint=nq_j, idx_v=idx_v, nv_joint=nv_j, S=S,
             mass=mass, com=com, inertia_com=Icom, I=I, lower=lower, upper=upper,
             velocity_limit=vel, effort_limit=eff, armature=arm, damping=damp, coulomb=coul,
-            actuated=act, gravity=self.gravity.copy(), frames=frames, source=self.source,
+            stiffness=stiff, rest=rest, actuated=act, gravity=self.gravity.copy(), frames=frames, source=self.source,
             load_report=self.report, dh=self.dh, dh_convention=self.dh_convention,
             meshes=dict(self.meshes), constraint_specs=tuple(self.constraint_specs),
             collisions=tuple(collisions), collision_exclusions=exclusions,

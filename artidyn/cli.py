@@ -56,9 +56,9 @@ def parse_q(model, values, deg=False, what="--q"):
 
 
 def angle_entries(model):
-    """Indices in q of the revolute and continuous joint angles (what --deg converts)."""
+    """Indices in q of the revolute, continuous and cylindrical joint angles (what --deg converts)."""
     return [int(model.idx_q[i]) for i in range(1, model.nb + 1)
-            if model.joint_kind[i] in ("revolute", "continuous")]
+            if model.joint_kind[i] in ("revolute", "continuous", "cylindrical")]
 
 
 # --- commands ----------------------------------------------------------------------------------

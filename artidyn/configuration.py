@@ -6,7 +6,7 @@
 import numpy as np
 
 from .errors import InputError, ShapeError
-from .joints import FREE, SPHERICAL
+from .joints import CYLINDRICAL, FREE, SPHERICAL
 from .spatial.motion import homogeneous
 from .spatial.rotations import (QUAT_TOL, exp3, exp6, log3, log6, matrix_to_quat, quat_conjugate,
                                 quat_multiply, quat_to_matrix, quat_to_rotvec)
@@ -96,7 +96,7 @@ def integrate(model, q, v):
     """q (+) v: the configuration reached from ``q`` by following the velocity ``v`` for unit time.
 
     Spherical joints: R' = R exp(omega); free joint: T' = T exp6([omega; v]) (body frame), as in
-    pinocchio. Vector joints: q + v.
+    pinocchio. Flat joints (revolute, prismatic, cylindrical): q + v.
     """
     Q, single = as_q(model, q)
     V, single_v = as_batch(model, v, "v", "nv")
@@ -115,7 +115,8 @@ def integrate(model, q, v):
             out[:, iq:iq + 3] = Tn[:, :3, 3]
             out[:, iq + 3:iq + 7] = _quat_normal(quat_multiply(Q[:, iq + 3:iq + 7], _rotvec_quat(V[:, iv:iv + 3])))
         else:
-            out[:, iq] = Q[:, iq] + V[:, iv]
+            n = model.nq_joint[i]
+            out[:, iq:iq + n] = Q[:, iq:iq + n] + V[:, iv:iv + n]
     return unbatch(out, single and single_v)
 
 
@@ -138,7 +139,8 @@ def difference(model, q0, q1):
             rel = homogeneous(R0t @ T1[:, :3, :3], (R0t @ (T1[:, :3, 3] - T0[:, :3, 3])[..., None])[..., 0])
             out[:, iv:iv + 6] = log6(rel)
         else:
-            out[:, iv] = Q1[:, iq] - Q0[:, iq]
+            n = model.nq_joint[i]
+            out[:, iv:iv + n] = Q1[:, iq:iq + n] - Q0[:, iq:iq + n]
     return unbatch(out, s0 and s1)
 
 
@@ -157,7 +159,8 @@ def random_configuration(model, rng=None, size=None, position_bound=1.0):
     """A random configuration inside the joint limits.
 
     Unlimited revolute joints: uniform in [-pi, pi]; unlimited prismatic: [-1, 1] m (a joint
-    limited on one side only: a window of width 2 pi or 2 m from that limit); floating
+    limited on one side only: a window of width 2 pi or 2 m from that limit; a cylindrical joint
+    as a revolute then a prismatic one); floating
     base: position uniform in [-position_bound, position_bound]^3, orientation a uniform random
     unit quaternion; spherical: uniform unit quaternion. ``size`` gives a batch (size, nq).
     """
@@ -173,13 +176,15 @@ def random_configuration(model, rng=None, size=None, position_bound=1.0):
             if t == FREE:
                 q[:, iq:iq + 3] = rng.uniform(-position_bound, position_bound, size=(N, 3))
         else:
-            lo, hi = model.lower[iq], model.upper[iq]
-            default = np.pi if model.joint_kind[i] in ("revolute", "continuous") else 1.0
-            if np.isfinite(lo) != np.isfinite(hi):  # one-sided limit: a window of width 2 default
-                lo, hi = (lo, lo + 2 * default) if np.isfinite(lo) else (hi - 2 * default, hi)
-            lo = lo if np.isfinite(lo) else -default
-            hi = hi if np.isfinite(hi) else default
-            q[:, iq] = rng.uniform(lo, hi, size=N)
+            for j in range(model.nq_joint[i]):
+                lo, hi = model.lower[iq + j], model.upper[iq + j]
+                turns = model.joint_kind[i] in ("revolute", "continuous") or (t == CYLINDRICAL and j == 0)
+                default = np.pi if turns else 1.0
+                if np.isfinite(lo) != np.isfinite(hi):  # one-sided limit: a window of width 2 default
+                    lo, hi = (lo, lo + 2 * default) if np.isfinite(lo) else (hi - 2 * default, hi)
+                lo = lo if np.isfinite(lo) else -default
+                hi = hi if np.isfinite(hi) else default
+                q[:, iq + j] = rng.uniform(lo, hi, size=N)
     return q[0] if size is None else q
 
 
@@ -191,7 +196,7 @@ def random_velocity(model, rng=None, size=None, scale=1.0):
 
 
 def within_limits(model, q, tol=0.0):
-    """True where every 1-dof joint variable of ``q`` is inside its limits."""
+    """True where every flat joint variable of ``q`` is inside its limits."""
     Q, single = as_q(model, q)
     ok = np.all((Q >= model.lower - tol) & (Q <= model.upper + tol), axis=1)
     return bool(ok[0]) if single else ok

@@ -6,28 +6,38 @@ the joint transform ``T_J(q_i)``. The motion subspace ``S`` (6 x nv_i) is expres
 frame and is constant for every joint type here, so that the velocity across the joint is
 ``S v_i`` and the acceleration ``S a_i`` (no ``S-dot`` term).
 
-====================  ==========  ===  ===  ================================================
-type                  code        nq   nv   q / v
-====================  ==========  ===  ===  ================================================
-revolute              REVOLUTE     1    1   angle about ``axis`` (continuous: no limits)
-prismatic             PRISMATIC    1    1   displacement along ``axis``
-spherical             SPHERICAL    4    3   quaternion (x, y, z, w) / omega in body frame
-free (root_joint)     FREE         7    6   [p_world, quaternion] / [omega_body, v_body]
-====================  ==========  ===  ===  ================================================
+====================  ===========  ===  ===  ================================================
+type                  code         nq   nv   q / v
+====================  ===========  ===  ===  ================================================
+revolute              REVOLUTE      1    1   angle about ``axis`` (continuous: no limits)
+prismatic             PRISMATIC     1    1   displacement along ``axis``
+spherical             SPHERICAL     4    3   quaternion (x, y, z, w) / omega in body frame
+free (root_joint)     FREE          7    6   [p_world, quaternion] / [omega_body, v_body]
+cylindrical           CYLINDRICAL   2    2   [angle about ``axis``, displacement along it]
+====================  ===========  ===  ===  ================================================
+
+A cylindrical joint is a revolute and a prismatic joint on the same axis through the same point
+(the cylindrical pair of two dof of Khalil & Dombre, "Modeling, Identification and Control of
+Robots"): ``T_J = [Rot(axis, q_0), q_1 axis]`` (the rotation leaves the axis fixed, so the
+order does not matter) and ``S = [[axis, 0], [0, axis]]``. Revolute, prismatic and cylindrical
+joints are *flat*: ``q`` and ``v`` have the same entries and ``integrate`` is ``q + v``.
 """
 import numpy as np
 
 from .spatial import _num
 from .spatial.rotations import axis_angle_to_matrix, quat_to_matrix
 
-REVOLUTE, PRISMATIC, SPHERICAL, FREE = 0, 1, 2, 3
-JOINT_NAMES = {REVOLUTE: "revolute", PRISMATIC: "prismatic", SPHERICAL: "spherical", FREE: "free"}
+REVOLUTE, PRISMATIC, SPHERICAL, FREE, CYLINDRICAL = 0, 1, 2, 3, 4
+JOINT_NAMES = {REVOLUTE: "revolute", PRISMATIC: "prismatic", SPHERICAL: "spherical", FREE: "free",
+               CYLINDRICAL: "cylindrical"}
 JOINT_CODES = {
     "revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC,
     "spherical": SPHERICAL, "ball": SPHERICAL, "free": FREE, "floating": FREE,
+    "cylindrical": CYLINDRICAL,
 }
-NQ = {REVOLUTE: 1, PRISMATIC: 1, SPHERICAL: 4, FREE: 7}
-NV = {REVOLUTE: 1, PRISMATIC: 1, SPHERICAL: 3, FREE: 6}
+NQ = {REVOLUTE: 1, PRISMATIC: 1, SPHERICAL: 4, FREE: 7, CYLINDRICAL: 2}
+NV = {REVOLUTE: 1, PRISMATIC: 1, SPHERICAL: 3, FREE: 6, CYLINDRICAL: 2}
+FLAT = (REVOLUTE, PRISMATIC, CYLINDRICAL)  # q and v alike (nq == nv), q (+) v = q + v
 
 
 def motion_subspace(jtype, axis):
@@ -40,6 +50,10 @@ def motion_subspace(jtype, axis):
         return np.vstack([np.eye(3), np.zeros((3, 3))])
     if jtype == FREE:
         return np.eye(6)
+    if jtype == CYLINDRICAL:
+        S = np.zeros((6, 2))
+        S[:3, 0], S[3:, 1] = axis, axis
+        return S
     raise ValueError(f"unknown joint type code {jtype}")
 
 
@@ -59,6 +73,9 @@ def joint_transform(jtype, axis, qi):
     elif jtype == FREE:
         T[:, :3, :3] = quat_to_matrix(qi[:, 3:7])
         T[:, :3, 3] = qi[:, :3]
+    elif jtype == CYLINDRICAL:
+        T[:, :3, :3] = axis_angle_to_matrix(axis, qi[:, 0])
+        T[:, :3, 3] = qi[:, 1:2] * axis
     else:
         raise ValueError(f"unknown joint type code {jtype}")
     return T

@@ -11,7 +11,7 @@ import numpy as np
 
 from .errors import ModelError, unknown_name
 from .geometry.shapes import Collision
-from .joints import FREE, JOINT_NAMES, PRISMATIC, REVOLUTE, SPHERICAL
+from .joints import FLAT, FREE, JOINT_NAMES, PRISMATIC, REVOLUTE, SPHERICAL
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,26 @@ def check_constraint_specs(model, specs):
     return specs
 
 
+def check_springs(model):
+    """Joint springs: ``stiffness`` finite and >= 0, ``rest`` finite, both (nv,); a stiffness only
+    on flat joints (revolute, prismatic, cylindrical), where ``q - rest`` has a meaning.
+
+    Raises ModelError naming the joint and the wrong value.
+    """
+    src = f"{model.source}: " if getattr(model, "source", "") else ""
+    for i in range(1, model.nb + 1):
+        dofs = slice(int(model.idx_v[i]), int(model.idx_v[i] + model.nv_joint[i]))
+        k, r = model.stiffness[dofs], model.rest[dofs]
+        if not (np.all(np.isfinite(k)) and np.all(k >= 0)):
+            raise ModelError(f"{src}{model.describe_joint(i)}: stiffness must be finite and >= 0, got {k.tolist()}")
+        if not np.all(np.isfinite(r)):
+            raise ModelError(f"{src}{model.describe_joint(i)}: spring rest position must be finite, got {r.tolist()}")
+        if model.joint_type[i] not in FLAT and (np.any(k != 0) or np.any(r != 0)):
+            raise ModelError(f"{src}{model.describe_joint(i)}: joint springs are defined on revolute, prismatic and "
+                             f"cylindrical joints only (a {JOINT_NAMES.get(int(model.joint_type[i]), '?')} joint has "
+                             f"no rest angle q - rest); got stiffness {k.tolist()}, rest {r.tolist()}")
+
+
 def check_collisions(model, collisions):
     """Every record is a :class:`~artidyn.geometry.Collision` on a body of ``model``, names unique; a tuple."""
     collisions = tuple(collisions)
@@ -200,7 +220,7 @@ class Model:
     body_names, joint_names : list of str (length nb + 1; ``joint_names[0] == ""``)
     parent : (nb+1,) int, ``parent[0] == -1``
     joint_type : (nb+1,) int codes of :mod:`artidyn.joints` (row 0: -1)
-    joint_kind : list of str: "revolute", "continuous", "prismatic", "spherical", "free"
+    joint_kind : list of str: "revolute", "continuous", "prismatic", "cylindrical", "spherical", "free"
     joint_axis : (nb+1, 3) unit axis in the joint frame
     joint_placement : (nb+1, 4, 4) joint frame in the parent body frame at q = 0
     idx_q, nq_joint, idx_v, nv_joint : (nb+1,) int
@@ -210,6 +230,8 @@ class Model:
     lower, upper : (nq,) position limits (+-inf when none; quaternions: -1 .. 1)
     velocity_limit, effort_limit : (nv,) (inf when none)
     armature, damping, coulomb : (nv,) rotor inertia, viscous and Coulomb joint friction
+    stiffness, rest : (nv,) joint springs, torque ``stiffness * (q - rest)`` on the flat joints
+        (revolute, prismatic, cylindrical; zero elsewhere), see :mod:`artidyn.dynamics.springs`
     actuated : (nv,) bool
     gravity : (3,)
     frames : list of :class:`Frame`
@@ -227,6 +249,8 @@ class Model:
         fields.setdefault("constraint_specs", ())
         fields.setdefault("collisions", ())
         fields.setdefault("collision_exclusions", ())
+        fields.setdefault("stiffness", np.zeros(fields["nv"]))
+        fields.setdefault("rest", np.zeros(fields["nv"]))
         for key, value in fields.items():
             if isinstance(value, np.ndarray):
                 value = _ro(value)
@@ -234,6 +258,7 @@ class Model:
         object.__setattr__(self, "_frame_index", {f.name: k for k, f in enumerate(self.frames)})
         object.__setattr__(self, "_body_index", {n: k for k, n in enumerate(self.body_names)})
         object.__setattr__(self, "_joint_index", {n: k for k, n in enumerate(self.joint_names) if k > 0})
+        check_springs(self)
         object.__setattr__(self, "constraint_specs", check_constraint_specs(self, self.constraint_specs))
         object.__setattr__(self, "collisions", check_collisions(self, self.collisions))
         object.__setattr__(self, "collision_exclusions", check_collision_exclusions(self, self.collision_exclusions))
@@ -251,10 +276,12 @@ class Model:
         ``constraint_specs`` (a sequence of :class:`ConstraintSpec`) is checked against the model's
         frame and joint names; ``collisions`` (a sequence of :class:`artidyn.geometry.Collision`)
         against its bodies; ``collision_exclusions`` (pairs of body names or indices) is normalised.
-        Per-dof parameters (armature, damping, coulomb, velocity_limit, effort_limit: (nv,);
-        actuated: (nv,) bool; lower, upper: (nq,)) and gravity (3,) are checked for shape.
+        Per-dof parameters (armature, damping, coulomb, stiffness, rest, velocity_limit,
+        effort_limit: (nv,); actuated: (nv,) bool; lower, upper: (nq,)) and gravity (3,) are
+        checked for shape; springs (stiffness, rest) as :func:`check_springs`.
         """
         sizes = {"armature": self.nv, "damping": self.nv, "coulomb": self.nv, "actuated": self.nv,
+                 "stiffness": self.nv, "rest": self.nv,
                  "velocity_limit": self.nv, "effort_limit": self.nv, "lower": self.nq, "upper": self.nq,
                  "gravity": 3}
         fields = {k: v for k, v in self.__dict__.items() if not k.startswith("_") and k != "children"}
@@ -362,13 +389,13 @@ class Model:
         """A multi-line text description: tree, joints, dof, masses."""
         lines = [repr(self)]
         lines.append(f"  gravity: {np.array2string(np.asarray(self.gravity), precision=4)}")
-        lines.append(f"  {'#':>3} {'body':<24} {'parent':<18} {'joint':<22} {'type':<10} {'q idx':<7} {'mass':>9}")
+        lines.append(f"  {'#':>3} {'body':<24} {'parent':<18} {'joint':<22} {'type':<11} {'q idx':<7} {'mass':>9}")
         for i in range(1, self.nb + 1):
             p = self.body_names[self.parent[i]]
             q0 = int(self.idx_q[i])
             qs = f"{q0}" if self.nq_joint[i] == 1 else f"{q0}:{q0 + self.nq_joint[i]}"
             lines.append(f"  {i:>3} {self.body_names[i]:<24} {p:<18} {self.joint_names[i]:<22} "
-                         f"{self.joint_kind[i]:<10} {qs:<7} {self.mass[i]:>9.4g}")
+                         f"{self.joint_kind[i]:<11} {qs:<7} {self.mass[i]:>9.4g}")
         if self.collisions:
             kinds = {}
             for c in self.collisions:

@@ -142,19 +142,21 @@ def build_report(model, out_dir=None, failed=None):
 
 # --- sections ----------------------------------------------------------------------------------
 def joints_table(model):
-    """Joints with their q/v indices, limits, friction and armature."""
+    """Joints with their q/v indices, limits, friction, armature and springs (a cylindrical
+    joint's two dofs as "rotation / translation")."""
     rows = []
     for i in range(1, model.nb + 1):
         qs, vs = model.q_slice(model.joint_names[i]), model.v_slice(model.joint_names[i])
         one = model.nq_joint[i] == 1
-        lo, up = (model.lower[qs.start], model.upper[qs.start]) if one else (None, None)
-        v0 = vs.start
+        flat = model.nq_joint[i] == model.nv_joint[i]  # revolute, prismatic, cylindrical
+        per_dof = (lambda x, s=vs: " / ".join(fmt(y) for y in x[s])) if flat else (lambda x, s=vs: fmt(x[s.start]))
+        lo, up = (per_dof(model.lower, qs), per_dof(model.upper, qs)) if flat else (fmt(None), fmt(None))
         rows.append([model.joint_names[i], model.joint_kind[i], model.body_names[i],
-                     f"{qs.start}" if one else f"{qs.start}:{qs.stop}", fmt(lo), fmt(up),
-                     fmt(model.velocity_limit[v0]), fmt(model.effort_limit[v0]), fmt(model.armature[v0]),
-                     fmt(model.damping[v0]), fmt(model.coulomb[v0])])
+                     f"{qs.start}" if one else f"{qs.start}:{qs.stop}", lo, up,
+                     per_dof(model.velocity_limit), per_dof(model.effort_limit), per_dof(model.armature),
+                     per_dof(model.damping), per_dof(model.coulomb), per_dof(model.stiffness), per_dof(model.rest)])
     return table(["joint", "type", "body", "q", "lower", "upper", "velocity", "effort", "armature",
-                  "damping", "coulomb"], rows)
+                  "damping", "coulomb", "stiffness", "rest"], rows)
 
 
 def model_section(model, ctx):

@@ -10,10 +10,11 @@ so ``a = a_p + N z`` with ``a_p`` the least-norm solution of ``A a = gamma`` and
 eliminate them); the generalized constraint force is ``M a + h - tau``.
 """
 import numpy as np
-import scipy.linalg
 
 
 def solve(T, rank_tol=1e-10):
+    import scipy.linalg
+
     from ..dynamics import crba
 
     M = crba(T.model, T.q)

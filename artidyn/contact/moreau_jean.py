@@ -74,14 +74,15 @@ NO_LIMITS = ActiveLimits(np.zeros(0, int), np.zeros(0), np.zeros(0), np.zeros(0)
 
 
 def limit_rows(model):
-    """(dof (v index), q index, lower, upper) of the 1-dof joints with a finite limit; cached."""
+    """(dof (v index), q index, lower, upper) of the flat joint dofs (revolute, prismatic,
+    cylindrical) with a finite limit; cached."""
     out = model._cache.get("contact.limits")
     if out is None:
-        from ..joints import PRISMATIC, REVOLUTE
+        from ..joints import FLAT
         rows = []
         for i in range(1, model.nb + 1):
-            if model.joint_type[i] in (REVOLUTE, PRISMATIC):
-                kq, kv = int(model.idx_q[i]), int(model.idx_v[i])
+            for j in range(int(model.nv_joint[i]) if model.joint_type[i] in FLAT else 0):
+                kq, kv = int(model.idx_q[i]) + j, int(model.idx_v[i]) + j
                 lo, hi = float(model.lower[kq]), float(model.upper[kq])
                 if np.isfinite(lo) or np.isfinite(hi):
                     rows.append((kv, kq, lo, hi))

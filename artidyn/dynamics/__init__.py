@@ -1,9 +1,11 @@
 """Dynamic models: RNEA, ABA, CRBA, GAHA, Lagrange terms, energies, non-recursive Newton-Euler."""
 from .rnea import gravity_torque, rnea  # noqa: F401
 from .aba import aba  # noqa: F401
+from .hybrid import HybridResult, hybrid_dynamics  # noqa: F401
 from .crba import crba, mass_matrix  # noqa: F401
 from .wrenches import external_wrench, joint_wrenches  # noqa: F401
 from .actuation import actuation_matrix, friction_torque  # noqa: F401
+from .springs import spring_energy, spring_torque  # noqa: F401
 from .energy import (centroidal_momentum, kinetic_energy, mechanical_energy, momentum,  # noqa: F401
                      potential_energy)
 from .gaha import acceleration_energy, gaha  # noqa: F401

@@ -19,8 +19,9 @@ Pass 1 (1 .. nb): ``v_i = A^t v_p + S qd_i``, ``c_i = v_i (.) S qd_i``, ``I_A = 
 Pass 2 (nb .. 1): ``U, D, u`` as above; ``I_A[p] += A I_a A^T``, ``p_A[p] += A p_a``.
 Pass 3 (1 .. nb): ``a' = A^t a_p + c_i``, ``qdd_i = D^-1 (u - U^T a')``, ``a_i = a' + S qdd_i``.
 
-``tau`` is the actuator torque; the model's joint friction (``damping``, ``coulomb``) is
-subtracted from it unless ``friction=False`` (see :mod:`.actuation`).
+``tau`` is the actuator torque; the joint springs' torque ``K (q - rest)`` (:mod:`.springs`) is
+subtracted from it, and so is the model's joint friction (``damping``, ``coulomb``) unless
+``friction=False`` (see :mod:`.actuation`).
 """
 import numpy as np
 
@@ -30,6 +31,7 @@ from ..spatial.motion import cross_force, cross_motion, force_apply, inertia_tra
 from ..kernels import dispatch as _kernels
 from . import _common
 from .actuation import _friction_torque
+from .springs import _spring_torque
 
 
 def _aba(model, Q, V, Tau, F_ext=None, friction=True):
@@ -43,6 +45,9 @@ def _aba(model, Q, V, Tau, F_ext=None, friction=True):
     I_A = np.zeros((N, nb + 1, 6, 6), dtype)
     U, D_inv, u = [None] * (nb + 1), [None] * (nb + 1), [None] * (nb + 1)
     tau = Tau - _friction_torque(model, V) if friction else Tau
+    spring = _spring_torque(model, Q)
+    if spring is not None:
+        tau = tau - spring
 
     # pass 1: velocities, velocity-product accelerations, rigid-body inertias and bias forces
     for i in range(1, nb + 1):
@@ -88,7 +93,7 @@ def aba(model, q, v, tau, f_ext=None, friction=True):
     """Forward dynamics: the joint acceleration produced by the actuator torques ``tau``.
 
     Solves ``M(q) a + h(q, v) + damping v + coulomb sign(v) = tau + sum_i J_i^T f_ext_i`` in
-    O(nb) (seed, "Algorithme ABA").
+    O(nb) (seed, "Algorithme ABA"); ``h`` holds the joint springs ``K (q - rest)`` with gravity.
 
     Parameters
     ----------
@@ -101,7 +106,7 @@ def aba(model, q, v, tau, f_ext=None, friction=True):
         wrench applied to each body by the environment, [moment; force] in the body frame about
         its origin; row 0 ignored.
     friction : bool
-        subtract the model's joint friction from ``tau`` (armature always counts).
+        subtract the model's joint friction from ``tau`` (armature and joint springs always count).
 
     Returns
     -------

@@ -19,13 +19,15 @@ this (set them with ``ModelBuilder.add_body(..., armature=, damping=, coulomb=, 
 ``coulomb`` (nv,)
     Coulomb (dry) friction, torque ``coulomb * sign(v)`` with sign(0) = 0 (no stiction model).
 
-With friction the equation of motion reads
+With friction and joint springs the equation of motion reads
 
-    M(q) a + h(q, v) + damping * v + coulomb * sign(v) = tau + J^T f_ext,
+    M(q) a + h(q, v) + stiffness * (q - rest) + damping * v + coulomb * sign(v) = tau + J^T f_ext,
 
 where tau is the torque the actuators produce. ``rnea`` returns that tau (friction included),
 ``aba`` takes it and subtracts the friction torque; pass ``friction=False`` to either to leave
-friction out (armature always counts: it is inertia, not friction).
+friction out (armature always counts: it is inertia, not friction). The spring term is
+conservative and always counts, with gravity (:mod:`artidyn.dynamics.springs`: its potential
+energy joins the model's).
 """
 import numpy as np
 

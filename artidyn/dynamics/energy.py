@@ -7,7 +7,8 @@ Sums over the moving bodies 1..nb (fixed bodies lumped in, the world row 0 exclu
   ``1/2 [m |v_G|^2 + omega . I_G omega]`` and ``1/2 v^T M(q) v`` (the rotor term matches the
   ``diag(armature)`` that :func:`~artidyn.dynamics.crba` adds to M);
 * potential energy of gravity ``V = - sum_i m_i g . r_i`` with ``r_i`` the world position of
-  body i's centre of mass: zero level at the world origin;
+  body i's centre of mass: zero level at the world origin; plus that of the joint springs,
+  ``1/2 sum_k stiffness_k (q_k - rest_k)^2`` (zero at the rest position, :mod:`.springs`);
 * momentum ``h = sum_i A_0i (I_i v_i)``: the spatial momentum [angular; linear] in world axes,
   the angular part about the world origin; the centroidal momentum is the same taken about
   the centre of mass (pinocchio's ``hg``, angular first). Rotor (armature) momentum is not
@@ -20,6 +21,7 @@ from ..kinematics import _body_velocities, _placements_from, _states
 from ..spatial._num import cross, matvec
 from ..spatial.motion import force_apply
 from . import _common
+from .springs import _spring_energy
 
 
 def _kinetic_energy(model, Q, V):
@@ -37,9 +39,11 @@ def _com_positions(model, T):
 
 
 def _potential_energy(model, Q):
-    """V for a batch: (N,)."""
+    """V for a batch: (N,), gravity and joint springs."""
     r = _com_positions(model, _placements_from(model, _common.joint_transforms(model, Q)))[:, 1:]
-    return -np.sum(model.mass[1:] * (r @ np.asarray(model.gravity, dtype=float)), axis=1)
+    V = -np.sum(model.mass[1:] * (r @ np.asarray(model.gravity, dtype=float)), axis=1)
+    spring = _spring_energy(model, Q)
+    return V if spring is None else V + spring
 
 
 def _momentum(model, Q, V, about_com=False):
@@ -68,13 +72,14 @@ def kinetic_energy(model, q, v):
 
 
 def potential_energy(model, q):
-    """Gravity potential energy V(q) = -sum_i m_i g . r_i (zero at the world origin): float or (N,)."""
+    """Potential energy V(q) = -sum_i m_i g . r_i (gravity, zero at the world origin) + 1/2 sum_k
+    stiffness_k (q_k - rest_k)^2 (joint springs): float or (N,)."""
     Q, _, single = _states(model, q)
     return unbatch(_potential_energy(model, Q), single)
 
 
 def mechanical_energy(model, q, v):
-    """T + V: float or (N,). Constant along a motion without friction or actuation."""
+    """T + V (gravity and springs): float or (N,). Constant along a motion without friction or actuation."""
     Q, (V,), single = _states(model, q, v=v)
     return unbatch(_kinetic_energy(model, Q, V) + _potential_energy(model, Q), single)
 

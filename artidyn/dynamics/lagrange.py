@@ -4,6 +4,9 @@ Seed, "Équations de Lagrange" (sans contrainte)::
 
     M(q) qdd + C(q, qd) qd + g(q) = tau,      g_k = dV/dq_k,   V = - sum_i m_i g . r_Gi
 
+(plus, with joint springs, ``1/2 (q - rest)^T K (q - rest)`` in V and ``K (q - rest)`` in g:
+see :mod:`.springs`).
+
     Gamma_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i),     C_ij = sum_k Gamma_ijk qd_k
 
 (the seed writes the same symbols with the equation index last: its Gamma_ijk is our
@@ -38,6 +41,7 @@ from ..spatial._num import matvec
 from ..spatial.motion import crf, crm, cross_motion, motion_apply_inv, skew
 from .gaha import _body_jacobians, _partials, com_parts
 from ..kernels import dispatch as _kernels
+from .springs import _spring_torque
 
 
 def _columns_cross(v, J):
@@ -118,14 +122,16 @@ def _gravity(model, Q):
         _, Gamma = _partials(model, J, i)
         g_i = matvec(np.swapaxes(T[:, i, :3, :3], 1, 2), g0)  # gravity in body i axes
         G = G - m[i] * matvec(np.swapaxes(Gamma, 1, 2), g_i)
-    return G
+    spring = _spring_torque(model, Q)
+    return G if spring is None else G + spring
 
 
 def gravity(model, q):
     """Generalized gravity g(q) = dV/dq (the seed's V_k), = rnea(q, 0, 0) without friction.
 
     Computed from the potential energy ``V = - sum_i m_i g . r_Gi`` as ``g = - sum_i m_i
-    J_Gi^T g`` (J_Gi: Jacobian of the centre of mass G_i), independently of RNEA.
+    J_Gi^T g`` (J_Gi: Jacobian of the centre of mass G_i), independently of RNEA, plus the
+    joint springs' ``K (q - rest)`` (the gradient of their energy).
 
     Parameters
     ----------

@@ -31,8 +31,8 @@ Joint i transmits the wrench ``f_i = S_i tau_i + T_i lambda_i`` from its parent 
 ([moment; force] in body i axes about O_i, the joint point): ``S_i`` is the actuated part (the
 motion subspace), ``T_i`` (6 x (6 - nv_i), orthonormal, ``S_i^T T_i = 0``) the constrained
 directions, ``lambda_i`` the reaction components. On body i the wrench acts at O_i, on its parent
-with the opposite sign (action-reaction). Rotor inertia (``armature``) and joint friction are
-joint torques: added to tau as in :func:`~artidyn.dynamics.rnea`.
+with the opposite sign (action-reaction). Rotor inertia (``armature``), joint springs and joint
+friction are joint torques: added to tau as in :func:`~artidyn.dynamics.rnea` (springs also to g).
 """
 from typing import NamedTuple
 
@@ -46,6 +46,7 @@ from ..spatial.motion import skew
 from . import _common
 from .actuation import _friction_torque
 from .gaha import com_parts
+from .springs import _spring_torque
 
 
 class NewtonEulerSystem(NamedTuple):
@@ -215,9 +216,11 @@ def _reactions(model, sys, R, rhs):
     return tau_J, JointReactions(wrench, reaction, world, lam)
 
 
-def _joint_torque_extras(model, V, A, friction):
-    """armature * a (+ damping v + coulomb sign v): joint-level torques outside the bodies."""
+def _joint_torque_extras(model, Q, V, A, friction):
+    """armature * a + K (q - rest) (+ damping v + coulomb sign v): joint-level torques outside the bodies."""
     extra = model.armature * A if np.any(model.armature) else 0 * A
+    spring = _spring_torque(model, Q)
+    extra = extra if spring is None else extra + spring
     return extra + _friction_torque(model, V) if friction else extra
 
 
@@ -247,7 +250,7 @@ def newton_euler_nonrecursive(model, q, v, a, f_ext=None, reactions=False, frict
     F = _common.external_forces(model, f_ext, Q.shape[0])
     sys, R = _system(model, Q, V, F)
     rhs = matvec(sys.Mbar, A) + sys.k - sys.Q_a
-    tau = matvec(np.swapaxes(sys.J, 1, 2), rhs) + _joint_torque_extras(model, V, A, friction)
+    tau = matvec(np.swapaxes(sys.J, 1, 2), rhs) + _joint_torque_extras(model, Q, V, A, friction)
     if not reactions:
         return unbatch(tau, single)
     _, reac = _reactions(model, sys, R, rhs)
@@ -268,7 +271,8 @@ def nonrecursive_terms(model, q, v):
     """(M, C, g) of slide 15: ``M = J^T Mbar``, ``C qd = J^T k`` with the seed's C, ``g``.
 
     ``C = sum_k J_Tk^T m_k Jd_Tk + J_Rk^T I_Ck Jd_Rk + J_Rk^T [omega_k] I_Ck J_Rk`` (Mdot - 2C
-    skew, slide 16; for planar arms it is the Christoffel C); ``g = - sum_k m_k J_Tk^T g_0``.
+    skew, slide 16; for planar arms it is the Christoffel C); ``g = - sum_k m_k J_Tk^T g_0``
+    (+ the joint springs' ``K (q - rest)``).
     M includes diag(armature). Returns (nv, nv), (nv, nv), (nv,) or with a leading N.
     """
     Q, (V,), single = _states(model, q, v=v)
@@ -280,6 +284,8 @@ def nonrecursive_terms(model, q, v):
     M = np.sum(mk * (JTt @ J_T) + JRt @ I_C @ J_R, axis=1)
     C = np.sum(mk * (JTt @ Jd_T) + JRt @ I_C @ Jd_R + JRt @ skew(omega) @ I_C @ J_R, axis=1)
     g = -np.sum(m[None, :, None] * matvec(JTt, np.asarray(model.gravity, dtype=float)), axis=1)
+    spring = _spring_torque(model, Q)
+    g = g if spring is None else g + spring
     if np.any(model.armature):
         M = M + np.diag(model.armature)
     return unbatch(M, single), unbatch(C, single), unbatch(g, single)

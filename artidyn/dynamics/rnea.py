@@ -8,7 +8,8 @@ X_up[i]     placement of body i in body p (4x4); A^t = motion p -> i, A = force 
 S           motion subspace of joint i (6 x nv_i), constant in the body frame
 v, a        spatial velocity and acceleration [omega; v] of body i (v_0 = 0, a_0 = -[0; g])
 f           the seed's F_j: the wrench joint i transmits from p to i, [mu; f] about O_i
-tau         tau_i = S^T f_i, plus armature * a + friction (see :mod:`.actuation`)
+tau         tau_i = S^T f_i, plus armature * a, the joint springs (:mod:`.springs`) and friction
+            (:mod:`.actuation`)
 ==========  ==================================================================================
 
 Montée (1 .. nb)::
@@ -34,6 +35,7 @@ from ..spatial.motion import cross_force, cross_motion, force_apply, motion_appl
 from ..kernels import dispatch as _kernels
 from . import _common
 from .actuation import _friction_torque
+from .springs import _spring_torque
 
 
 def _joint_wrenches(model, Q, V, A, F_ext=None):
@@ -70,7 +72,7 @@ def _joint_wrenches(model, Q, V, A, F_ext=None):
 
 
 def _rnea(model, Q, V, A, F_ext=None, friction=True):
-    """RNEA for a batch: tau (N, nv) = S_i^T f_i + armature * a (+ friction)."""
+    """RNEA for a batch: tau (N, nv) = S_i^T f_i + armature * a + K (q - rest) (+ friction)."""
     f = _joint_wrenches(model, Q, V, A, F_ext)
     tau = np.zeros((Q.shape[0], model.nv), f.dtype)
     for i in range(1, model.nb + 1):
@@ -78,6 +80,9 @@ def _rnea(model, Q, V, A, F_ext=None, friction=True):
         tau[:, dofs] = f[:, i] @ model.S[i]
     if np.any(model.armature):
         tau = tau + model.armature * A
+    spring = _spring_torque(model, Q)
+    if spring is not None:
+        tau = tau + spring
     if friction:
         tau = tau + _friction_torque(model, V)
     return tau
@@ -87,7 +92,8 @@ def rnea(model, q, v, a, f_ext=None, friction=True):
     """Inverse dynamics: the actuator torques that produce the acceleration ``a``.
 
     ``tau = M(q) a + h(q, v) + damping v + coulomb sign(v) - sum_i J_i^T f_ext_i`` with the
-    gravity, Coriolis and centrifugal terms in ``h`` (seed, "Algorithme RNEA").
+    gravity, joint spring, Coriolis and centrifugal terms in ``h`` (seed, "Algorithme RNEA";
+    springs: :mod:`artidyn.dynamics.springs`).
 
     Parameters
     ----------
@@ -99,7 +105,8 @@ def rnea(model, q, v, a, f_ext=None, friction=True):
         wrench applied to each body by the environment, [moment; force] in the body frame about
         its origin; row 0 ignored. See :func:`external_wrench`.
     friction : bool
-        include the joint friction of the model (``damping``, ``coulomb``); armature always counts.
+        include the joint friction of the model (``damping``, ``coulomb``); armature and joint
+        springs always count.
 
     Returns
     -------
@@ -119,7 +126,8 @@ def rnea(model, q, v, a, f_ext=None, friction=True):
 
 
 def gravity_torque(model, q):
-    """g(q) = rnea(q, 0, 0) without friction: the torques that hold the robot still."""
+    """g(q) = rnea(q, 0, 0) without friction: the torques that hold the robot still (gravity and
+    joint springs)."""
     g = _kernels.gravity_torque(model, q)  # compiled; None: reference code below
     if g is not None:
         return g

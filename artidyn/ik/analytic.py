@@ -72,7 +72,7 @@ def family(model, frame):
     ch = support_chain(model, frame)
     where = f"frame '{ch.frame}' of model '{model.name}'"
     if ch.jtype.size != 6 or not np.all(ch.jtype == REVOLUTE):
-        kinds = [model.joint_kind[b] for b in ch.bodies]
+        kinds = [model.joint_kind[b] for b in dict.fromkeys(ch.bodies.tolist())]  # a cylindrical joint: 2 entries
         raise ModelError(f"{where}: analytic inverse kinematics needs a chain of 6 revolute joints; this one "
                          f"has {len(kinds)} joints ({', '.join(kinds)}): use artidyn.ik / ik_all")
     o, z, M = screw_axes(model, frame)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..joints import FREE, PRISMATIC, REVOLUTE
+from ..joints import CYLINDRICAL, FREE, PRISMATIC, REVOLUTE
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,8 @@ class Chain:
     Attributes
     ----------
     frame : str
-    bodies : (nj,) body numbers, root first
+    bodies : (nj,) body numbers, root first; a cylindrical joint is two entries of the chain (a
+        revolute then a prismatic joint on its axis, the body listed twice)
     jtype, axis, X, iq, iv : joint codes, axes (joint frame), joint placements (nj, 4, 4) in the
         parent body frame, offsets of each joint in the chain's q and v
     vq : (nv_c,) index in the chain's q of each 1-dof velocity entry (-1 for quaternion joints)
@@ -78,13 +79,23 @@ def support_chain(model, frame):
     if bodies.size == 0:
         raise InputError(f"frame '{f.name}' is attached to the world of model '{model.name}': "
                          f"no joint moves it, there is nothing to solve")
-    jtype = np.array([model.joint_type[b] for b in bodies], dtype=np.int64)
-    nqj = np.array([model.nq_joint[b] for b in bodies], dtype=np.int64)
-    nvj = np.array([model.nv_joint[b] for b in bodies], dtype=np.int64)
+    # entries of the chain: one per joint, a cylindrical joint split into a revolute and a
+    # prismatic entry on the same axis (the second at the first's frame: identity placement)
+    entries = []  # (body, joint code, placement in the parent, first q / v entry of the joint)
+    for b in bodies:
+        if model.joint_type[b] == CYLINDRICAL:
+            entries += [(b, REVOLUTE, model.joint_placement[b], 0), (b, PRISMATIC, np.eye(4), 1)]
+        else:
+            entries.append((b, int(model.joint_type[b]), model.joint_placement[b], 0))
+    bodies = np.array([e[0] for e in entries], dtype=np.int64)
+    jtype = np.array([e[1] for e in entries], dtype=np.int64)
+    split = [model.joint_type[b] == CYLINDRICAL for b in bodies]
+    nqj = np.array([1 if c else model.nq_joint[b] for b, c in zip(bodies, split)], dtype=np.int64)
+    nvj = np.array([1 if c else model.nv_joint[b] for b, c in zip(bodies, split)], dtype=np.int64)
     iq = np.concatenate([[0], np.cumsum(nqj)[:-1]]).astype(np.int64)
     iv = np.concatenate([[0], np.cumsum(nvj)[:-1]]).astype(np.int64)
-    q_index = np.concatenate([np.arange(model.idx_q[b], model.idx_q[b] + model.nq_joint[b]) for b in bodies])
-    v_index = np.concatenate([np.arange(model.idx_v[b], model.idx_v[b] + model.nv_joint[b]) for b in bodies])
+    q_index = np.concatenate([model.idx_q[b] + e[3] + np.arange(n) for b, e, n in zip(bodies, entries, nqj)])
+    v_index = np.concatenate([model.idx_v[b] + e[3] + np.arange(n) for b, e, n in zip(bodies, entries, nvj)])
     vq = np.full(v_index.size, -1, dtype=np.int64)
     lo = np.full(q_index.size, -np.inf)
     hi = np.full(q_index.size, np.inf)
@@ -94,14 +105,14 @@ def support_chain(model, frame):
         if jtype[k] in (REVOLUTE, PRISMATIC):
             o = iq[k]
             vq[iv[k]] = o
-            lo[o], hi[o] = model.lower[model.idx_q[b]], model.upper[model.idx_q[b]]
+            lo[o], hi[o] = model.lower[q_index[o]], model.upper[q_index[o]]
             default = np.pi if jtype[k] == REVOLUTE else 1.0
             rlo[o] = lo[o] if np.isfinite(lo[o]) else -default
             rhi[o] = hi[o] if np.isfinite(hi[o]) else default
             wrap[o] = jtype[k] == REVOLUTE and not np.isfinite(lo[o]) and not np.isfinite(hi[o])
     chain = Chain(
         frame=f.name, bodies=bodies, jtype=jtype, axis=np.array([model.joint_axis[b] for b in bodies]),
-        X=np.array([model.joint_placement[b] for b in bodies]), iq=iq, iv=iv, vq=vq,
+        X=np.array([e[2] for e in entries]), iq=iq, iv=iv, vq=vq,
         tool=np.array(f.placement, dtype=float), q_index=q_index, v_index=v_index, lo=lo, hi=hi,
         rlo=rlo, rhi=rhi, wrap=wrap, reach=None,
         joint_names=tuple(model.joint_names[b] for b in bodies))

@@ -4,7 +4,8 @@ Featherstone RBDA Table 7.1 in the internal frames of :mod:`.pack` (columns of r
 
     pass 1 (1 .. nb):  v_i = A^t v_p + S qd_i;  c_i = v_i (.) S qd_i;  I_A = I_i;
                        p_A = v_i (+) I_i v_i - f_ext_i
-    pass 2 (nb .. 1):  U = I_A S;  D = S^T U + diag(armature);  u = tau - S^T p_A (- friction)
+    pass 2 (nb .. 1):  U = I_A S;  D = S^T U + diag(armature);
+                       u = tau - S^T p_A - stiffness (q - rest) (- friction)
                        I_a = I_A - U D^-1 U^T;  p_a = p_A + I_a c + U D^-1 u
                        I_A[p] += A I_a A^T;  p_A[p] += A p_a
     pass 3 (1 .. nb):  a' = A^t a_p + c_i;  qdd_i = D^-1 (u - U^T a');  a_i = a' + S qdd_i
@@ -14,7 +15,7 @@ DINV D^-1 (row stride 6), UU u, A a.
 """
 import numba as nb
 
-from .pack import A, ARM, C, COUL, DAMP, DINV, F, GRAVITY, IA, IV, JTYPE, NVJ, PARENT, U, UU, V
+from .pack import A, ARM, C, COUL, DAMP, DINV, F, GRAVITY, IA, IV, JTYPE, NVJ, PARENT, QN, REST, STIFF, U, UU, V
 from .rnea import subtract_external
 from .spatial import (all_finite, cross_force_add, cross_joint_motion_add, force_to_parent_add, inertia_apply,
                       inertia_matrix, inertia_to_parent_add, joint_motion, joint_row, joint_transform, motion_to_child)
@@ -67,6 +68,8 @@ def aba_pass2(B, i, qd, tau, opts):
             B[i, U + 6 * j + r] = B[i, IA + 6 * r + rj]
         s = 1.0 if qd[k + j] > 0 else (-1.0 if qd[k + j] < 0 else 0.0)
         u = tau[k + j] - B[i, F + rj]
+        if B[i, STIFF + j] != 0.0:
+            u -= B[i, STIFF + j] * (B[i, QN + j] - B[i, REST + j])
         if opts & FRICTION:
             u -= B[i, DAMP + j] * qd[k + j]
             if not opts & NO_COULOMB:

@@ -36,7 +36,7 @@ from .energy import energy_after_dynamics
 from .kinematics import frame_state, jacobian_state
 from .pack import A, IV, JTYPE, NVJ, P0, PARENT, R0, U, V
 from .rnea import rnea_state
-from .spatial import FREE, PRISMATIC, all_finite
+from .spatial import all_finite, dof_axis, dof_slides
 from .types import BUF, HAS_FEXT, I64, MAT, OUT1, OUT2, OUT3, TEN, VEC, inputs_ok
 
 F64 = nb.float64
@@ -165,9 +165,9 @@ def add_jacobian(B, body, T, sign, Jst, r0, o):
     while l > 0:
         t, k = int(B[l, JTYPE]), int(B[l, IV])
         for j in range(int(B[l, NVJ])):
-            a = 2 if t <= PRISMATIC else j % 3
+            a = dof_axis(t, j)
             u0, u1, u2 = sign * B[l, R0 + a], sign * B[l, R0 + 3 + a], sign * B[l, R0 + 6 + a]
-            if t == PRISMATIC or (t == FREE and j >= 3):
+            if dof_slides(t, j):
                 Jst[r0 + 3 - o, k + j] += u0
                 Jst[r0 + 4 - o, k + j] += u1
                 Jst[r0 + 5 - o, k + j] += u2

@@ -16,7 +16,7 @@ import numba as nb
 
 from .kinematics import placements_state
 from .pack import ARM, IA, IV, JTYPE, MASS, NVJ, P0, PARENT, R0, U
-from .spatial import FREE, PRISMATIC, load_q, rigid_inertia_apply, rigid_inertia_transform_add
+from .spatial import dof_axis, dof_slides, load_q, rigid_inertia_apply, rigid_inertia_transform_add
 from .types import BUF, OUT2, VEC
 
 
@@ -25,10 +25,10 @@ def world_twists(B, i):
     """U columns of row i <- the world twists s_ik of the joint's dofs (about the world origin)."""
     t = int(B[i, JTYPE])
     for j in range(int(B[i, NVJ])):
-        a = 2 if t <= PRISMATIC else j % 3  # internal z for 1-dof joints, x, y, z otherwise
+        a = dof_axis(t, j)  # internal z for flat joints, x, y, z otherwise
         u = (B[i, R0 + a], B[i, R0 + 3 + a], B[i, R0 + 6 + a])
         o = U + 6 * j
-        if t == PRISMATIC or (t == FREE and j >= 3):
+        if dof_slides(t, j):
             B[i, o], B[i, o + 1], B[i, o + 2] = 0.0, 0.0, 0.0
             B[i, o + 3], B[i, o + 4], B[i, o + 5] = u
         else:

@@ -2,6 +2,7 @@
 
     T = sum_i 1/2 v_i . I_i v_i + sum_k 1/2 armature_k qd_k^2        (v_i body twists)
     V = - g . sum_i (m_i p_0i + R_0i h_i)                             (h_i = m_i c_i, first moment)
+        + sum_k 1/2 stiffness_k (q_k - rest_k)^2                      (joint springs)
 
 The engine reads the energies off the dynamics pass it has just made: :func:`energy_after_dynamics`
 reads what an ABA or RNEA pass of the same state left in the table
@@ -11,7 +12,7 @@ placements: with ``g_i = R_i^T g_p`` (gravity in body i's axes) and ``s_i = s_p 
 """
 import numba as nb
 
-from .pack import A, ARM, C, GRAVITY, H, IV, MASS, NVJ, P, PARENT, R, V
+from .pack import A, ARM, C, GRAVITY, H, IV, MASS, NVJ, P, PARENT, QN, R, REST, STIFF, V
 from .spatial import inertia_apply
 
 
@@ -35,4 +36,7 @@ def energy_after_dynamics(B, qd):
         k = int(B[i, IV])
         for j in range(int(B[i, NVJ])):
             kin += 0.5 * B[i, ARM + j] * qd[k + j] * qd[k + j]
+            if B[i, STIFF + j] != 0.0:
+                d = B[i, QN + j] - B[i, REST + j]
+                pot += 0.5 * B[i, STIFF + j] * d * d
     return kin, pot

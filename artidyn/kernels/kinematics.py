@@ -10,7 +10,7 @@ through o_j, ``[0; u]`` for a translation along u (DESIGN.md: "world" = LOCAL_WO
 import numba as nb
 
 from .pack import P, P0, PARENT, R, R0, RA, IV, JTYPE, NVJ
-from .spatial import FREE, PRISMATIC, joint_transform, load_q
+from .spatial import dof_axis, dof_slides, joint_transform, load_q
 from .types import BUF, I64, LOCAL, MAT, OUT2, OUT3, VEC
 
 
@@ -61,10 +61,10 @@ def jacobian_state(B, body, Tf, opts, T, J):
     while l > 0:
         t, k = int(B[l, JTYPE]), int(B[l, IV])
         for j in range(int(B[l, NVJ])):
-            # unit axis u (world) of dof j: internal z for 1-dof joints, x, y, z otherwise
-            a = 2 if t <= PRISMATIC else j % 3
+            # unit axis u (world) of dof j: internal z for flat joints, x, y, z otherwise
+            a = dof_axis(t, j)
             u0, u1, u2 = B[l, R0 + a], B[l, R0 + 3 + a], B[l, R0 + 6 + a]
-            if t == PRISMATIC or (t == FREE and j >= 3):
+            if dof_slides(t, j):
                 J[3, k + j], J[4, k + j], J[5, k + j] = u0, u1, u2
             else:
                 d0, d1, d2 = T[0, 3] - B[l, P0], T[1, 3] - B[l, P0 + 1], T[2, 3] - B[l, P0 + 2]

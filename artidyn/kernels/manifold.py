@@ -3,7 +3,8 @@
 
 Joint by joint (codes and q/v offsets from the packed table, :mod:`.pack`)::
 
-    revolute, prismatic:  q' = q + x
+    revolute, prismatic,
+    cylindrical (flat):   q' = q + x
     spherical:            Q' = Q exp(w)                     (quaternion (x, y, z, w), w body frame)
     free:                 T' = T exp6([w; u])               (R' = R exp(w), p' = p + R V(w) u)
 
@@ -16,7 +17,7 @@ import math
 
 import numba as nb
 
-from .pack import IQ, IV, JTYPE
+from .pack import IQ, IV, JTYPE, NVJ
 from .spatial import FREE, SPHERICAL
 
 # B_k / k! of the right-trivialised dexp^-1 (as artidyn.sim.integrate._DEXPINV): k = 1, 2, 4, 6, 8
@@ -93,8 +94,9 @@ def integrate_q(B, q, x, h, out):
     """out (nq) <- q (+) h x: the configuration reached from q along the velocity x in time h."""
     for i in range(1, B.shape[0]):
         t, kq, kv = int(B[i, JTYPE]), int(B[i, IQ]), int(B[i, IV])
-        if t < SPHERICAL:
-            out[kq] = q[kq] + h * x[kv]
+        if t != SPHERICAL and t != FREE:
+            for j in range(int(B[i, NVJ])):
+                out[kq + j] = q[kq + j] + h * x[kv + j]
             continue
         o = kq + (3 if t == FREE else 0)
         w0, w1, w2 = h * x[kv], h * x[kv + 1], h * x[kv + 2]
@@ -117,8 +119,9 @@ def difference_q(B, q0, q1, out):
     """out (nv) <- the velocity x with integrate(q0, x) = q1 (shortest rotation)."""
     for i in range(1, B.shape[0]):
         t, kq, kv = int(B[i, JTYPE]), int(B[i, IQ]), int(B[i, IV])
-        if t < SPHERICAL:
-            out[kv] = q1[kq] - q0[kq]
+        if t != SPHERICAL and t != FREE:
+            for j in range(int(B[i, NVJ])):
+                out[kv + j] = q1[kq + j] - q0[kq + j]
             continue
         o = kq + (3 if t == FREE else 0)
         ax, ay, az, aw = q0[o], q0[o + 1], q0[o + 2], q0[o + 3]
@@ -142,7 +145,7 @@ def dexp_inv_v(B, xi, v, out):
         out[k] = v[k]
     for i in range(1, B.shape[0]):
         t, kv = int(B[i, JTYPE]), int(B[i, IV])
-        if t < SPHERICAL:
+        if t != SPHERICAL and t != FREE:
             continue
         x0, x1, x2 = xi[kv], xi[kv + 1], xi[kv + 2]
         a0, a1, a2 = v[kv], v[kv + 1], v[kv + 2]

@@ -26,14 +26,15 @@ IA, U, DINV    36 x3 work: ABA's articulated inertia I_A, U = I_A S, D^-1 (6x6 r
                      CRBA's world composite inertia (13 numbers) and world joint twists (in U)
 UU             6     work: u = tau - S^T p_A
 R0, P0         9, 3  work: world placement
+STIFF, REST    6, 6  joint springs: stiffness and rest position of the joint's dofs (flat joints)
 =============  ====  ==================================================================================
 
 The single-state kernels use the work columns of the cached table; a batch gives every chunk of
 states its own copy of the table.
 
-Internal frames. Every revolute and prismatic joint axis ``a_i`` becomes the local z axis: the
+Internal frames. Every revolute, prismatic and cylindrical joint axis ``a_i`` becomes the local z axis: the
 internal frame of body i is its body frame turned by ``Ra_i`` (``Ra_i e_z = a_i``, same origin),
-so that ``Rot(a, q) = Ra Rz(q) Ra^T`` and ``S = [e_z; 0]`` or ``[0; e_z]``: the kernels need no
+so that ``Rot(a, q) = Ra Rz(q) Ra^T`` and ``S = [e_z; 0]``, ``[0; e_z]`` or both: the kernels need no
 axis and a joint rotation costs four products. Placements and inertias are re-expressed once
 here (``PR'_i = Ra_p^T PR_i Ra_i``, ``Pp'_i = Ra_p^T Pp_i``, ``Ibar' = Ra^T Ibar Ra``,
 ``h' = Ra^T h``). Joint-space results (tau, qdd, M) do not depend on the body axes; placements,
@@ -42,7 +43,7 @@ keep ``Ra = 1``.
 """
 import numpy as np
 
-from ..joints import FREE, PRISMATIC, REVOLUTE, SPHERICAL
+from ..joints import FLAT, FREE, SPHERICAL
 
 # --- column layout of the table ------------------------------------------------------------
 # numpy integers, not Python ints: numba types a Python int constant passed to a compiled helper
@@ -55,7 +56,8 @@ QN, R, P = np.int64(58), np.int64(65), np.int64(74)
 V, A, F, C = np.int64(77), np.int64(83), np.int64(89), np.int64(95)
 IA, U, DINV, UU = np.int64(101), np.int64(137), np.int64(173), np.int64(209)
 R0, P0 = np.int64(215), np.int64(224)
-WIDTH = 227
+STIFF, REST = np.int64(227), np.int64(233)
+WIDTH = 239
 GRAVITY = PP  # row 0
 
 
@@ -89,7 +91,7 @@ def pack(model):
 
     Ra = np.tile(np.eye(3), (n, 1, 1))
     for i in range(1, n):
-        if jtype[i] in (REVOLUTE, PRISMATIC):
+        if jtype[i] in FLAT:
             Ra[i] = axis_frame(model.joint_axis[i])
         elif jtype[i] not in (SPHERICAL, FREE):
             raise ValueError(f"kernels: unknown joint type {jtype[i]} for {model.describe_joint(i)}")
@@ -109,6 +111,8 @@ def pack(model):
         B[i, ARM:ARM + k] = model.armature[dofs]
         B[i, DAMP:DAMP + k] = model.damping[dofs]
         B[i, COUL:COUL + k] = model.coulomb[dofs]
+        B[i, STIFF:STIFF + k] = model.stiffness[dofs]
+        B[i, REST:REST + k] = model.rest[dofs]
     return B
 
 

@@ -7,12 +7,13 @@ Mirrors :func:`artidyn.dynamics.rnea._rnea` in the internal frames of :mod:`.pac
     a_i = A^t a_p + S qdd_i + v_i (.) S qd_i          a_0 = -[0; g]
     f_i = I_i a_i + v_i (+) I_i v_i - f_ext_i
 
-Descente (nb .. 1): ``f_p += A f_i``; ``tau_i = S^T f_i + armature qdd_i`` (+ ``damping qd_i +
-coulomb sign(qd_i)`` when friction is on).
+Descente (nb .. 1): ``f_p += A f_i``; ``tau_i = S^T f_i + armature qdd_i + stiffness (q_i -
+rest_i)`` (+ ``damping qd_i + coulomb sign(qd_i)`` when friction is on). The joint springs read
+q from the QN columns (flat joints hold q there unchanged; other joints have no spring).
 """
 import numba as nb
 
-from .pack import A, ARM, C, COUL, DAMP, F, GRAVITY, IV, JTYPE, NVJ, PARENT, RA, V
+from .pack import A, ARM, C, COUL, DAMP, F, GRAVITY, IV, JTYPE, NVJ, PARENT, QN, RA, REST, STIFF, V
 from .spatial import (all_finite, cross_force_add, cross_joint_motion_add, force_to_parent_add, inertia_apply,
                       joint_motion, joint_row, joint_transform, motion_to_child)
 from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, OUT1, VEC, inputs_ok
@@ -55,6 +56,8 @@ def rnea_state(B, qd, qdd, fext, opts, tau):
         t, k = int(B[i, JTYPE]), int(B[i, IV])
         for j in range(int(B[i, NVJ])):
             x = B[i, F + joint_row(t, j)] + B[i, ARM + j] * qdd[k + j]
+            if B[i, STIFF + j] != 0.0:
+                x += B[i, STIFF + j] * (B[i, QN + j] - B[i, REST + j])
             if opts & FRICTION:
                 s = 1.0 if qd[k + j] > 0 else (-1.0 if qd[k + j] < 0 else 0.0)
                 x += B[i, DAMP + j] * qd[k + j] + B[i, COUL + j] * s

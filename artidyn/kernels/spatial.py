@@ -8,7 +8,8 @@ on tiny arrays into slow generic code). Conventions as :mod:`artidyn.spatial.mot
     A^t m = [R^T w; R^T (v - p x w)]        motion, parent -> child (Featherstone's X)
     A f   = [R mu + p x R f; R f]           force, child -> parent (X^T)
 
-Joint codes as :mod:`artidyn.joints`; revolute and prismatic axes are the internal z axis.
+Joint codes as :mod:`artidyn.joints`; revolute, prismatic and cylindrical axes are the internal z
+axis (a cylindrical joint's S is ``[e_z, 0; 0, e_z]``: rows 2 and 5).
 
 Compilation: helpers that take the table are ``inline="always"`` (a call of a compiled
 function with array arguments costs more than their arithmetic); small helpers on tuples
@@ -21,9 +22,9 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .pack import H, IBAR, IQ, IV, JTYPE, MASS, NVJ, P, PP, PR, QN, R
+from .pack import H, IBAR, IQ, IV, JTYPE, MASS, NQJ, NVJ, P, PP, PR, QN, R
 
-REVOLUTE, PRISMATIC, SPHERICAL, FREE = 0, 1, 2, 3
+REVOLUTE, PRISMATIC, SPHERICAL, FREE, CYLINDRICAL = 0, 1, 2, 3, 4
 QUAT_TOL = 1e-6  # as artidyn.spatial.rotations.QUAT_TOL: |q| - 1 allowed before refusing
 
 # sin and cos: x = k pi/2 + r, |r| <= pi/4, then the Taylor series of sin r and cos r (terms up to
@@ -78,13 +79,12 @@ def load_q(B, q):
         return False
     for i in range(1, B.shape[0]):
         t, k = int(B[i, JTYPE]), int(B[i, IQ])
-        nq = 1 if t < SPHERICAL else (4 if t == SPHERICAL else 7)
-        for j in range(nq):
+        for j in range(int(B[i, NQJ])):
             x = q[k + j]
             if x - x != 0.0:
                 return False
             B[i, QN + j] = x
-        if t >= SPHERICAL:
+        if t == SPHERICAL or t == FREE:
             o = QN + (3 if t == FREE else 0)
             s = np.sqrt(B[i, o] ** 2 + B[i, o + 1] ** 2 + B[i, o + 2] ** 2 + B[i, o + 3] ** 2)
             if abs(s - 1.0) > QUAT_TOL:
@@ -98,18 +98,20 @@ def load_q(B, q):
 def joint_transform(B, i):
     """(R, p) of row i <- body i in its parent (internal frames): T_up = P_i T_J(q_i).
 
-    revolute: ``PR Rz(q)``; prismatic: ``PR``, ``Pp + q PR e_z``; spherical: ``PR R(quat)``;
-    free: ``PR R(quat)``, ``Pp + PR p`` (quaternions (x, y, z, w), already normalised).
+    revolute: ``PR Rz(q)``; prismatic: ``PR``, ``Pp + q PR e_z``; cylindrical: ``PR Rz(q_0)``,
+    ``Pp + q_1 PR e_z``; spherical: ``PR R(quat)``; free: ``PR R(quat)``, ``Pp + PR p``
+    (quaternions (x, y, z, w), already normalised).
     """
     t = int(B[i, JTYPE])
-    if t == REVOLUTE:
+    if t == REVOLUTE or t == CYLINDRICAL:
         s, c = sin_cos(B[i, QN])
+        d = B[i, QN + 1] if t == CYLINDRICAL else 0.0
         for r in range(3):
             a0, a1 = B[i, PR + 3 * r], B[i, PR + 3 * r + 1]
             B[i, R + 3 * r] = c * a0 + s * a1
             B[i, R + 3 * r + 1] = c * a1 - s * a0
             B[i, R + 3 * r + 2] = B[i, PR + 3 * r + 2]
-            B[i, P + r] = B[i, PP + r]
+            B[i, P + r] = B[i, PP + r] + d * B[i, PR + 3 * r + 2]
     elif t == PRISMATIC:
         for r in range(3):
             for c in range(3):
@@ -168,7 +170,24 @@ def joint_row(t, j):
         return 2
     if t == PRISMATIC:
         return 5
+    if t == CYLINDRICAL:
+        return 2 + 3 * j
     return j
+
+
+@nb.njit(inline="always")
+def dof_axis(t, j):
+    """Column of the internal axes (0, 1, 2 = x, y, z) along or about which dof j of a joint of
+    type t moves: z for revolute, prismatic and cylindrical joints, x, y, z, x, y, z otherwise."""
+    if t == REVOLUTE or t == PRISMATIC or t == CYLINDRICAL:
+        return 2
+    return j % 3
+
+
+@nb.njit(inline="always")
+def dof_slides(t, j):
+    """True when dof j of a joint of type t is a translation (its twist is [0; u])."""
+    return t == PRISMATIC or (t == CYLINDRICAL and j == 1) or (t == FREE and j >= 3)
 
 
 @nb.njit(inline="always")
@@ -179,6 +198,9 @@ def joint_motion(B, i, x, Y):
         B[i, Y + r] = 0.0
     if t < SPHERICAL:
         B[i, Y + (2 if t == REVOLUTE else 5)] = x[k]
+    elif t == CYLINDRICAL:
+        B[i, Y + 2] = x[k]
+        B[i, Y + 5] = x[k + 1]
     else:
         for j in range(int(B[i, NVJ])):
             B[i, Y + j] = x[k + j]

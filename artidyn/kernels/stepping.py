@@ -32,7 +32,7 @@ from .aba import aba_state
 from .crba import crba_state
 from .energy import energy_after_dynamics
 from .manifold import dexp_inv_v, difference_q, integrate_q
-from .pack import IQ, IV, NQJ
+from .pack import IQ, IV
 from .rnea import rnea_state
 from .spatial import all_finite, load_q
 from .types import FRICTION, HAS_FEXT, NO_COULOMB
@@ -317,11 +317,10 @@ def write_sample(B, ci, cf, j, q, v, a, tau, q_out, v_out, a_out, tau_out, e_out
 
 @nb.njit(inline="always")
 def check_limits(B, lim, q_prev, q, t, events, si):
-    """Record every 1-dof joint that left its range during the step: (body, t, value, side)."""
-    for i in range(1, B.shape[0]):
-        if int(B[i, NQJ]) != 1:
-            continue
-        k = int(B[i, IQ])
+    """Record every entry of q that left its range during the step: (q index, t, value, side).
+    Quaternion entries come with infinite limits (the Python side sets them), so only the flat
+    joints' variables (revolute, prismatic, cylindrical) are ever recorded."""
+    for k in range(int(B[0, IQ])):
         for side in range(2):
             bound = lim[side, k]
             if not math.isfinite(bound):
@@ -331,7 +330,7 @@ def check_limits(B, lim, q_prev, q, t, events, si):
             if out_now and not out_before:
                 n = si[SI_EVENTS]
                 if n < events.shape[0]:
-                    events[n, 0], events[n, 1], events[n, 2], events[n, 3] = i, t, q[k], 2 * side - 1
+                    events[n, 0], events[n, 1], events[n, 2], events[n, 3] = k, t, q[k], 2 * side - 1
                 si[SI_EVENTS] = n + 1
 
 

@@ -12,9 +12,21 @@ inverse dynamics::
     run = prob.simulate(q0, qd0, t_final=5.0, dt=1e-3)
 
 On a model: :class:`ModelServo` (relations are artidyn constraints; directions default to the
-actuated joints). The equations and the determinacy test: :mod:`artidyn.servo.core`.
+actuated joints). The equations and the determinacy test: :mod:`artidyn.servo.core`. SymPy is
+imported when a name of this package is first used, not with ``import artidyn``.
 """
-from .core import DETERMINED, IMPOSSIBLE, INDETERMINATE, ServoSolution, solve  # noqa: F401
-from .model import ModelServo  # noqa: F401
-from .problem import ServoProblem, ServoResult, ServoRun  # noqa: F401
-from . import examples  # noqa: F401
+import importlib
+
+_LAZY = {"DETERMINED": "core", "IMPOSSIBLE": "core", "INDETERMINATE": "core", "ServoSolution": "core",
+         "solve": "core", "ModelServo": "model", "ServoProblem": "problem", "ServoResult": "problem",
+         "ServoRun": "problem", "examples": None, "core": None, "model": None, "problem": None}
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'artidyn.servo' has no attribute {name!r}")
+    module = importlib.import_module(f".{_LAZY[name] or name}", __name__)
+    value = module if _LAZY[name] is None else getattr(module, name)
+    globals()[name] = value
+    return value

@@ -13,9 +13,9 @@ import warnings
 
 import numpy as np
 
-from ..configuration import as_batch, as_q
+from ..configuration import _joint_at_q, as_batch, as_q
 from ..errors import InputError, ShapeError, SimulationError
-from ..joints import FREE, SPHERICAL
+from ..joints import CYLINDRICAL, FREE, SPHERICAL
 from .inputs import CONSTANT, HOLD, LINEAR, NONE, torque_table, wrench_table
 from .result import Energy, LimitEvent, SimulationResult
 
@@ -136,14 +136,17 @@ def one_state(model, q0, v0, what):
 
 
 def _energy_scale(model, Q):
-    """A floor for the energy-error check: m_total |g| (size of the robot + 0.1 m); the engine
-    raises it to the initial kinetic energy if that is larger."""
+    """A floor for the energy-error check: m_total |g| (size of the robot + 0.1 m), or the joint
+    springs' initial energy if larger; the engine raises it to the initial kinetic energy if that
+    is larger."""
+    from ..dynamics import spring_energy
     from ..kinematics import body_placements
 
     T = body_placements(model, Q[0])
     c = np.einsum("nij,nj->ni", T[1:, :3, :3], model.com[1:]) + T[1:, :3, 3]
     size = float(np.max(np.linalg.norm(c - c.mean(axis=0), axis=1))) if len(c) else 0.0
-    return max(float(np.linalg.norm(model.gravity)) * float(model.total_mass) * (2 * size + 0.1), 1e-12)
+    springs = float(spring_energy(model, Q[0])) if np.any(model.stiffness) else 0.0
+    return max(float(np.linalg.norm(model.gravity)) * float(model.total_mass) * (2 * size + 0.1), springs, 1e-12)
 
 
 class _Run:
@@ -593,9 +596,9 @@ def _finish(run, wall, single):
         return x[0, :n] if single else x[:, :n]
     events = []
     for r in range(run.N):
-        for body, t, value, side in run.events[r, :min(int(si[r, K.SI_EVENTS]), MAX_EVENTS)]:
-            i = int(body)
-            k = int(model.idx_q[i])
+        for kq, t, value, side in run.events[r, :min(int(si[r, K.SI_EVENTS]), MAX_EVENTS)]:
+            k = int(kq)  # the entry of q (a cylindrical joint has two)
+            i = _joint_at_q(model, k)
             events.append(LimitEvent(model.joint_names[i], float(t), float(value),
                                      float(model.lower[k] if side < 0 else model.upper[k]),
                                      "lower" if side < 0 else "upper", None if single else r))
@@ -733,12 +736,13 @@ def _simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options
 
 _LABELS = {("q", SPHERICAL): ("qx", "qy", "qz", "qw"), ("v", SPHERICAL): ("wx", "wy", "wz"),
            ("q", FREE): ("x", "y", "z", "qx", "qy", "qz", "qw"),
-           ("v", FREE): ("wx", "wy", "wz", "vx", "vy", "vz")}
+           ("v", FREE): ("wx", "wy", "wz", "vx", "vy", "vz"),
+           ("q", CYLINDRICAL): ("angle", "d"), ("v", CYLINDRICAL): ("w", "v")}
 
 
 def coordinate_names(model, kind):
     """Names of the entries of q (``kind="q"``) or v: the joint name, with ``.x``, ``.qw``, ``.wx``
-    ... for the entries of spherical and free joints."""
+    ... for the entries of spherical, free and cylindrical joints."""
     names = []
     for i in range(1, model.nb + 1):
         labels = _LABELS.get((kind, int(model.joint_type[i])))
