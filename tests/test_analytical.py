@@ -362,7 +362,6 @@ def test_differential_drive_closed_form():
     tau = np.zeros(5)
     tau[3], tau[4] = 0.7, -0.2                          # left, right wheel torques
     th = q[2]
-    vf = v[0] * np.cos(th) + v[1] * np.sin(th)
     w = v[2]
     for method in ALL:
         out = an.accelerations(system, q, v, tau, method=method)
