@@ -7,7 +7,8 @@ import numpy as np
 
 from .errors import InputError, ShapeError
 from .joints import CYLINDRICAL, FREE, SPHERICAL
-from .spatial.motion import homogeneous
+from .spatial._num import cross
+from .spatial.motion import cross_motion, homogeneous
 from .spatial.rotations import (QUAT_TOL, exp3, exp6, log3, log6, matrix_to_quat, quat_conjugate,
                                 quat_multiply, quat_to_matrix, quat_to_rotvec)
 
@@ -200,3 +201,55 @@ def within_limits(model, q, tol=0.0):
     Q, single = as_q(model, q)
     ok = np.all((Q >= model.lower - tol) & (Q <= model.upper + tol), axis=1)
     return bool(ok[0]) if single else ok
+
+
+# B_k / k! for the right-trivialised dexp^-1 (signs of the odd term flipped): k = 1, 2, 4, 6
+_DEXPINV = ((1, 1.0 / 2), (2, 1.0 / 12), (4, -1.0 / 720), (6, 1.0 / 30240), (8, -1.0 / 1209600))
+
+
+def lie_slices(model):
+    """[(slice of v, bracket)] for the joints whose chart is not flat (spherical, free)."""
+    key = "sim.lie_slices"
+    if key not in model._cache:
+        out = []
+        for i in range(1, model.nb + 1):
+            s = slice(int(model.idx_v[i]), int(model.idx_v[i] + model.nv_joint[i]))
+            if model.joint_type[i] == SPHERICAL:
+                out.append((s, cross))
+            elif model.joint_type[i] == FREE:
+                out.append((s, cross_motion))
+        model._cache[key] = out
+    return model._cache[key]
+
+
+def dexp_inv(model, xi, v):
+    """Chart velocity d xi / dt of a body velocity ``v`` at the chart point ``xi`` (both (N, nv),
+    or (nv,)): in the chart ``q(xi) = integrate(q_k, xi)``, ``d xi/dt = v + 1/2 ad_xi v + 1/12
+    ad_xi^2 v - ...`` (right-trivialised, Bernoulli numbers; Munthe-Kaas' RKMK methods), the
+    series cut after ``ad^8``."""
+    single = np.ndim(v) == 1
+    xi, v = np.atleast_2d(xi), np.atleast_2d(v)
+    out = np.array(v, dtype=float)
+    for s, ad in lie_slices(model):
+        x, w = xi[:, s], v[:, s]
+        term, power = w, 0
+        for k, coef in _DEXPINV:
+            while power < k:
+                term, power = ad(x, term), power + 1
+            out[:, s] += coef * term
+    return out[0] if single else out
+
+
+def rkmk4(model, accel, t, q, v, h):
+    """One classical Runge-Kutta step of ``qdot = v`` (on the manifold), ``vdot = accel(t, q, v)``
+    for one state, in the chart at ``q`` (RKMK4: the chart velocity ``dexp_inv(xi, v)`` at each
+    stage): fourth order also for rotating bodies. Returns ``(q_next, v_next)``."""
+    k1x, k1v = v, accel(t, q, v)
+    x2, v2 = 0.5 * h * k1x, v + 0.5 * h * k1v
+    k2x, k2v = dexp_inv(model, x2, v2), accel(t + 0.5 * h, integrate(model, q, x2), v2)
+    x3, v3 = 0.5 * h * k2x, v + 0.5 * h * k2v
+    k3x, k3v = dexp_inv(model, x3, v3), accel(t + 0.5 * h, integrate(model, q, x3), v3)
+    x4, v4 = h * k3x, v + h * k3v
+    k4x, k4v = dexp_inv(model, x4, v4), accel(t + h, integrate(model, q, x4), v4)
+    return (integrate(model, q, h / 6 * (k1x + 2 * k2x + 2 * k3x + k4x)),
+            v + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v))

@@ -1,7 +1,7 @@
 """A readable time loop for any formulation: the same motion from each of them.
 
-Classical Runge-Kutta on the configuration manifold (``q (+) v dt``, the model's velocities as
-state), each stage's accelerations from :func:`~artidyn.analytical.accelerations` with the
+Classical Runge-Kutta in the chart of the configuration manifold (RKMK4, the model's velocities
+as state), each stage's accelerations from :func:`~artidyn.analytical.accelerations` with the
 chosen method; after each step the state is projected back onto the constraints (the rows with
 a position form, then ``A v + b = 0``, mass-weighted: :func:`artidyn.constraints.projection.project`,
 as the engine does). The drift before each projection is recorded. For long runs use
@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..configuration import integrate
+from ..configuration import rkmk4
 from ..constraints.projection import project as _project
 from ..constraints.solve import constraint_rows
 from ..errors import InputError
@@ -51,15 +51,7 @@ def rollout(system, q0, v0, t_final, dt, method="maggi", tau=None, project=True)
     T, Qs, Vs, D = [0.0], [q], [v], [np.zeros(2)]
     for k in range(n):
         t = k * dt
-        a1 = f(t, q, v)
-        q2, v2 = integrate(model, q, 0.5 * dt * v), v + 0.5 * dt * a1
-        a2 = f(t + 0.5 * dt, q2, v2)
-        q3, v3 = integrate(model, q, 0.5 * dt * v2), v + 0.5 * dt * a2
-        a3 = f(t + 0.5 * dt, q3, v3)
-        q4, v4 = integrate(model, q, dt * v3), v + dt * a3
-        a4 = f(t + dt, q4, v4)
-        q = integrate(model, q, dt / 6 * (v + 2 * v2 + 2 * v3 + v4))
-        v = v + dt / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
+        q, v = rkmk4(model, f, t, q, v, dt)
         r = constraint_rows(model, q, v, system.constraints, t + dt)
         D.append([float(np.max(np.abs(r.phi), initial=0.0)), float(np.max(np.abs(r.J @ v + r.b), initial=0.0))])
         if project:

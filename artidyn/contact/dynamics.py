@@ -29,7 +29,7 @@ import numpy as np
 
 from ..dynamics import crba, rnea
 from ..kinematics import body_placements, jacobian_bias
-from .jacobian import closed_contacts
+from .jacobian import closed_contacts, select_contacts
 from .settings import ContactSettings
 from .solvers import lemke, project_cone, solve_contacts
 
@@ -63,6 +63,38 @@ def _bias(model, q, v, C, frames, T):
             local = T[body, :3, :3].T @ (p - T[body, :3, 3])
             acc += sign * jacobian_bias(model, q, v, model.body_names[body], point=local)[3:]
         out[i] = frames[i].T @ acc
+        out[i, 0] -= _rolling_term(model, q, v, C, i, T)
+    return out
+
+
+def _rolling_term(model, q, v, C, i, T):
+    """The part of the gap's second derivative that the material points miss when a round shape
+    rolls: its contact point moves over its surface. For a ball of radius R, ``g'' = n . a_P -
+    R |omega_t|^2`` (omega_t: the relative angular velocity across the normal); a capsule's side
+    counts across its axis only, a cap as a ball. Flat faces, vertices: zero."""
+    from ..kinematics import frame_velocity
+
+    n = np.asarray(C.normal[i], dtype=float)
+    out = 0.0
+    for shape_idx, body_idx in ((C.shape_a[i], C.body_a[i]), (C.shape_b[i], C.body_b[i])):
+        col = model.collisions[int(shape_idx)]
+        kind = getattr(col.shape, "kind", "")
+        if kind not in ("sphere", "capsule"):
+            continue
+        w = np.zeros(3)
+        for body, sign in ((int(C.body_a[i]), 1.0), (int(C.body_b[i]), -1.0)):
+            if body:
+                w += sign * frame_velocity(model, q, v, model.body_names[body])[:3]
+        wt = w - (w @ n) * n
+        if kind == "capsule":
+            body = int(body_idx)
+            Ts = T[body] @ col.placement
+            p = np.asarray(C.point_a[i] if body == int(C.body_a[i]) else C.point_b[i])
+            z = Ts[:3, 2] @ (p - Ts[:3, 3])
+            if abs(z) < 0.5 * col.shape.length:             # on the side: round across the axis only
+                ax = Ts[:3, 2]
+                wt = wt - (wt @ ax) * ax
+        out += float(col.shape.radius) * float(wt @ wt)
     return out
 
 
@@ -72,11 +104,18 @@ def _is_p_matrix(A):
     return all(np.linalg.det(A[np.ix_(s, s)]) > 0 for r in range(1, n + 1) for s in combinations(range(n), r))
 
 
-def contact_dynamics(model, q, v, tau, settings=None, f_ext=None, friction=True, vel_tol=1e-9):
+def contact_dynamics(model, q, v, tau, settings=None, f_ext=None, friction=True, vel_tol=1e-9, keep=None,
+                     slides=None):
     """Forward dynamics with the model's contacts at (q, v, tau): a :class:`ContactDynamicsResult`.
 
     Active contacts: gap <= ``settings.margin`` and normal velocity <= ``vel_tol`` (closed, not
     opening). Sliding (|u_t| > vel_tol, friction > 0) or sticking is decided by the velocity.
+    ``keep``: optional function of the contacts within the margin (a
+    :class:`~artidyn.geometry.Contacts`) giving a boolean mask of the ones to keep, opening or
+    not (the event-driven integrator keeps a phase's contact set). ``slides``: optional function
+    of the kept contacts giving ``(mask, directions (k, 2))``: the contacts that slide and the
+    tangential direction of their sliding (the event-driven integrator holds them over a step);
+    the others are then sticking (their slip can only start through the cone law).
     """
     s = ContactSettings() if settings is None else settings
     q, v, tau = (np.asarray(x, dtype=float) for x in (q, v, tau))
@@ -84,7 +123,10 @@ def contact_dynamics(model, q, v, tau, settings=None, f_ext=None, friction=True,
     M = crba(model, q)
     h = rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)
     a_free = np.linalg.solve(M, tau - h)
-    C, frames, J = closed_contacts(model, q, v, T, s.margin, vel_tol)
+    C, frames, J = closed_contacts(model, q, v, T, s.margin, np.inf if keep is not None else vel_tol)
+    if keep is not None and len(C.distance):
+        mask = np.asarray(keep(C), dtype=bool)
+        C, frames, J = select_contacts(C, mask), frames[mask], J[np.repeat(mask, 3)]
     k = len(C.distance)
     if not k:
         z = np.zeros((0, 3))
@@ -96,6 +138,12 @@ def contact_dynamics(model, q, v, tau, settings=None, f_ext=None, friction=True,
     b = J @ a_free + _bias(model, q, v, C, frames, T).ravel()
     mu = float(s.friction)
     slide = (mu > 0) & (np.hypot(u[:, 1], u[:, 2]) > vel_tol)
+    if slides is not None and mu > 0:
+        held, dirs = slides(C)
+        held = np.asarray(held, dtype=bool)
+        slide = held                  # the others stick, or start to slip through the cone law
+        u = u.copy()
+        u[held, 1:] = np.asarray(dirs, dtype=float)[held]
     modes = ["frictionless" if mu == 0 else ("slide" if sl else "stick") for sl in slide]
     if not np.any(slide):
         sol = solve_contacts(G, b, mu, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter)

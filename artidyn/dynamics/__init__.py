@@ -3,6 +3,7 @@ from .rnea import gravity_torque, rnea  # noqa: F401
 from .aba import aba  # noqa: F401
 from .hybrid import HybridResult, hybrid_dynamics  # noqa: F401
 from .crba import crba, mass_matrix  # noqa: F401
+from .derivatives import AbaDerivatives, RneaDerivatives, aba_derivatives, rnea_derivatives  # noqa: F401
 from .wrenches import external_wrench, joint_wrenches  # noqa: F401
 from .actuation import actuation_matrix, friction_torque  # noqa: F401
 from .springs import spring_energy, spring_torque  # noqa: F401

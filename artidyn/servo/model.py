@@ -11,7 +11,7 @@ problems of higher index are stated from energies, :class:`~artidyn.servo.ServoP
 """
 import numpy as np
 
-from ..configuration import integrate
+from ..configuration import rkmk4
 from ..constraints.projection import project
 from ..constraints.solve import _check, constraint_rows
 from ..dynamics import crba, kinetic_energy, potential_energy, rnea
@@ -104,7 +104,7 @@ class ModelServo:
         return self._zero_g
 
     def simulate(self, q0, v0, t_final, dt, tau=None):
-        """RK4 on the configuration manifold, each step projected back onto the servo and the
+        """RK4 in the chart of the configuration manifold (RKMK4), each step projected back onto the servo and the
         first-kind relations (mass-weighted): a :class:`~artidyn.servo.problem.ServoRun` (energy:
         kinetic + potential)."""
         m = self.model
@@ -123,15 +123,7 @@ class ModelServo:
                          float(np.max(np.abs(constraint_rows(m, q, v, self.servo, t).phi), initial=0.0))))
             if k == n_steps:
                 break
-            a1 = r1.qdd
-            q2, v2 = integrate(m, q, 0.5 * dt * v), v + 0.5 * dt * a1
-            a2 = f(t + 0.5 * dt, q2, v2).qdd
-            q3, v3 = integrate(m, q, 0.5 * dt * v2), v + 0.5 * dt * a2
-            a3 = f(t + 0.5 * dt, q3, v3).qdd
-            q4, v4 = integrate(m, q, dt * v3), v + dt * a3
-            a4 = f(t + dt, q4, v4).qdd
-            q = integrate(m, q, dt / 6 * (v + 2 * v2 + 2 * v3 + v4))
-            v = v + dt / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
+            q, v = rkmk4(m, lambda tt, x, w: f(tt, x, w).qdd, t, q, v, dt)
             q, v, _ = project(m, q, v, cons, t=t + dt)
         t, Q, V, A, MU, LAM, E, P, DR = (np.array(x) for x in zip(*rows))
         work = np.concatenate([[0.0], np.cumsum(0.5 * (P[1:] + P[:-1]) * np.diff(t))])

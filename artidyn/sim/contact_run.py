@@ -59,12 +59,13 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     per step, or a function ``tau(t, q, v)`` (held over the step)."""
     from .simulate import coordinate_names, one_state, time_grid
 
-    if method != "moreau_jean":
-        raise InputError(f"simulate with contact: method must be 'moreau_jean', got {method!r} (the event-driven "
-                         f"integrator is not available yet)")
+    if method not in ("moreau_jean", "event_driven"):
+        raise InputError(f"simulate with contact: method must be 'moreau_jean' or 'event_driven', got {method!r}")
     s = contact if contact is not None else ContactSettings()
     if not isinstance(s, ContactSettings):
         raise InputError(f"simulate: contact must be an artidyn.contact.ContactSettings, got {type(s).__name__}")
+    if method == "event_driven":
+        return _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction)
     from ..contact.moreau_jean import limit_rows
     if not getattr(model, "collisions", ()) and not (s.joint_limits and limit_rows(model)):
         raise InputError(f"simulate with contact: model '{model.name}' has no collision shapes and no joint limits "
@@ -128,6 +129,72 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
                               q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
                               method=method, dt=h, wall_time=wall,
                               stats={"accepted_steps": S - 1, "route": "reference", "max_solver_residual": worst})
+    result.contacts, result.contact_forces, result.events = contacts, forces, events
+    result.contact_body_names = list(model.body_names)
+    return result
+
+
+def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
+    """The run of :mod:`artidyn.contact.event_driven`, sampled on the time grid."""
+    from ..contact.event_driven import EventDriven, check_supported
+    from .simulate import coordinate_names, one_state, time_grid
+
+    if not getattr(model, "collisions", ()):
+        raise InputError(f"simulate with contact: model '{model.name}' has no collision shapes (add shapes with "
+                         f"ModelBuilder.add_collision, or read a URDF with <collision> elements)")
+    check_supported(model, s)
+    q, v = one_state(model, q0, v0, "simulate with contact")
+    t = time_grid(t_final, dt)
+    S = t.size
+    if callable(tau):
+        tau_of = tau
+    else:
+        table = np.asarray(tau, dtype=float)
+        if table.ndim == 2:
+            tau_of = (lambda tt, qq, vv: table[min(int(tt / (t[1] - t[0]) + 1e-9), table.shape[0] - 1)])
+        else:
+            c = np.broadcast_to(table, (model.nv,))
+            tau_of = (lambda tt, qq, vv: c)
+    ed = EventDriven(model, s, tau_of, f_ext, friction)
+    out_q, out_v, out_a, out_tau = (np.zeros((S, n)) for n in (model.nq, model.nv, model.nv, model.nv))
+    forces = np.zeros((S, model.nb + 1, 3))
+    contacts, events = [], []
+    prev_pairs, prev_modes = set(), {}
+    worst = 0.0
+    start = time.perf_counter()
+    for k in range(S):
+        res = ed.dynamics(t[k], q, v, ed.phase(q, v))
+        out_q[k], out_v[k], out_a[k], out_tau[k] = q, v, res.a, tau_of(t[k], q, v)
+        contacts.append(res)
+        worst = max(worst, float(res.residual))
+        world = np.einsum("kij,kj->ki", res.frames, res.forces)
+        pairs = set()
+        modes = {}
+        for a, b, f, mode in zip(res.body_a, res.body_b, world, res.modes):
+            forces[k, int(a)] += f
+            forces[k, int(b)] -= f
+            pairs.add((int(a), int(b)))
+            modes[(int(a), int(b))] = mode
+        for a, b in sorted(prev_pairs - pairs):
+            events.append(ContactEvent(float(t[k]), "lift-off", model.body_names[a], model.body_names[b]))
+        for key, mode in modes.items():
+            if prev_modes.get(key) == "stick" and mode == "slide":
+                events.append(ContactEvent(float(t[k]), "slip", model.body_names[key[0]], model.body_names[key[1]]))
+        prev_pairs, prev_modes = pairs, modes
+        if k == S - 1:
+            break
+        n_before = len(ed.events)
+        q, v = ed.advance(float(t[k]), q, v, float(t[k + 1]))
+        for te, kind, a, b in ed.events[n_before:]:
+            events.append(ContactEvent(float(te), kind, model.body_names[a], model.body_names[b]))
+    wall = time.perf_counter() - start
+    events.sort(key=lambda e: e.time)
+    kin, pot = kinetic_energy(model, out_q, out_v), potential_energy(model, out_q)
+    result = SimulationResult(t, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,
+                              q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
+                              method="event_driven", dt=float(t[1] - t[0]), wall_time=wall,
+                              stats={"accepted_steps": S - 1, "route": "reference", "max_solver_residual": worst,
+                                     "events": len(ed.events)})
     result.contacts, result.contact_forces, result.events = contacts, forces, events
     result.contact_body_names = list(model.body_names)
     return result

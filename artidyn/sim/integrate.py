@@ -26,42 +26,7 @@ those at the start of the step, so that a simulation loop records them without e
 """
 import numpy as np
 
-from ..configuration import integrate
-from ..joints import FREE, SPHERICAL
-from ..spatial._num import cross
-from ..spatial.motion import cross_motion
-
-# B_k / k! for the right-trivialised dexp^-1 (signs of the odd term flipped): k = 1, 2, 4, 6
-_DEXPINV = ((1, 1.0 / 2), (2, 1.0 / 12), (4, -1.0 / 720), (6, 1.0 / 30240), (8, -1.0 / 1209600))
-
-
-def lie_slices(model):
-    """[(slice of v, bracket)] for the joints whose chart is not flat (spherical, free)."""
-    key = "sim.lie_slices"
-    if key not in model._cache:
-        out = []
-        for i in range(1, model.nb + 1):
-            s = slice(int(model.idx_v[i]), int(model.idx_v[i] + model.nv_joint[i]))
-            if model.joint_type[i] == SPHERICAL:
-                out.append((s, cross))
-            elif model.joint_type[i] == FREE:
-                out.append((s, cross_motion))
-        model._cache[key] = out
-    return model._cache[key]
-
-
-def dexp_inv(model, xi, v):
-    """Chart velocity d xi / dt of a body velocity ``v`` at chart point ``xi`` (both (N, nv))."""
-    out = np.array(v, dtype=float)
-    for s, ad in lie_slices(model):
-        x, w = xi[:, s], v[:, s]
-        term, power = w, 0
-        for k, coef in _DEXPINV:
-            while power < k:
-                term, power = ad(x, term), power + 1
-            out[:, s] += coef * term
-    return out
-
+from ..configuration import dexp_inv, integrate, lie_slices  # noqa: F401  (lie_slices: also used from here)
 
 def rk4_step(model, f, t, Q, V, h):
     """Classical 4-stage Runge-Kutta in the chart at ``Q`` (RKMK4): O(h^4) global error."""

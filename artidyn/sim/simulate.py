@@ -389,8 +389,9 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
     contact : :class:`artidyn.contact.ContactSettings`, optional
         Unilateral contacts between the model's collision shapes, with Coulomb friction and
         Newton restitution: the run goes to :func:`~artidyn.sim.contact_run.simulate_contact`
-        (``method="moreau_jean"``, the default for "auto"; one state; ``dt`` default 1 ms). The
-        result also holds ``contacts``, ``contact_forces`` and ``events``.
+        (``method="moreau_jean"``, the default for "auto", or ``"event_driven"``: smooth phases,
+        located impacts and stick events, :mod:`artidyn.contact.event_driven`; one state; ``dt``
+        default 1 ms). The result also holds ``contacts``, ``contact_forces`` and ``events``.
 
     Returns
     -------
@@ -405,7 +406,7 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
         step underflowed: the message names the time, step and joint and what to try; the
         partial result is ``error.result``.
     """
-    if contact is not None or method == "moreau_jean":
+    if contact is not None or method in ("moreau_jean", "event_driven"):
         from .contact_run import simulate_contact
         if constraints is not None or controller is not None:
             raise InputError("simulate with contact: constraints= and controller= are not supported together with "
