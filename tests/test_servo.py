@@ -328,3 +328,21 @@ def test_internal_dynamics_decide_the_stabiliser():
         growing.simulate(*growing.consistent_state([0.1, 0.0], [0.0, 0.0]), t_final=1.0, dt=1e-2)
     chain = ex.spring_chain()
     assert chain.internal_dynamics(np.array([0.0, 0.5]), np.zeros(2)).size == 0
+
+
+def test_servo_through_simulate():
+    """ad.simulate(model, q, v, servo=ModelServo(...)): the engine's result with the servo forces,
+    their work, and tau = D^T mu; the same motion as ModelServo.simulate."""
+    from artidyn.constraints import JointPath
+    model = ad.load("planar2r")
+    path = JointPath(model.joint_names[1], lambda t: 0.3 * np.sin(2.0 * t))
+    prob = servo.ModelServo(model, [path], directions=[model.joint_names[1]])
+    q0, v0 = np.array([0.0, 0.2]), np.array([0.6, 0.0])
+    res = ad.simulate(model, q0, v0, t_final=1.0, dt=1e-2, servo=prob)
+    run = prob.simulate(q0, v0, 1.0, 1e-2)
+    assert np.abs(res.q - run.q).max() == 0 and np.abs(res.servo_forces - run.servo_forces).max() == 0
+    assert np.abs(res.q[:, 0] - 0.3 * np.sin(2.0 * res.t)).max() < 1e-9
+    assert np.abs(res.tau[:, 0] - res.servo_forces[:, 0]).max() == 0 and np.abs(res.tau[:, 1]).max() == 0
+    assert np.abs(res.energy.total - res.energy.total[0] - res.servo_work).max() < 1e-6   # RK4 + projection
+    with pytest.raises(InputError, match="ModelServo"):
+        ad.simulate(model, q0, v0, t_final=0.1, servo="motor")

@@ -111,20 +111,26 @@ class ModelServo:
         cons = self.servo + self.rolling
         q, v, _ = project(m, np.asarray(q0, dtype=float), np.asarray(v0, dtype=float), cons)
         n_steps = int(np.ceil(t_final / dt - 1e-9))
-        f = lambda t, x, w: self.accelerations(x, w, tau, t)  # noqa: E731
-        rows = []
+        powers = []
+
+        def accel(tt, x, w):
+            r = self.accelerations(x, w, tau, tt)
+            powers.append(float(r.mu @ (self.D @ w)))
+            return r.qdd
+        rows, work = [], 0.0
         for k in range(n_steps + 1):
             t = k * dt
-            r1 = f(t, q, v)
+            r1 = self.accelerations(q, v, tau, t)
             if r1.status != core.DETERMINED:
                 raise InputError(f"ModelServo.simulate at t = {t:.6g}: {r1.why}")
             rows.append((t, q, v, r1.qdd, r1.mu, r1.Lambda, float(kinetic_energy(m, q, v) + potential_energy(m, q)),
-                         float(r1.mu @ (self.D @ v)),
+                         float(r1.mu @ (self.D @ v)), work,
                          float(np.max(np.abs(constraint_rows(m, q, v, self.servo, t).phi), initial=0.0))))
             if k == n_steps:
                 break
-            q, v = rkmk4(m, lambda tt, x, w: f(tt, x, w).qdd, t, q, v, dt)
+            powers.clear()
+            q, v = rkmk4(m, accel, t, q, v, dt)
+            work += dt / 6 * (powers[0] + 2 * powers[1] + 2 * powers[2] + powers[3])   # the servo's work, same stages
             q, v, _ = project(m, q, v, cons, t=t + dt)
-        t, Q, V, A, MU, LAM, E, P, DR = (np.array(x) for x in zip(*rows))
-        work = np.concatenate([[0.0], np.cumsum(0.5 * (P[1:] + P[:-1]) * np.diff(t))])
-        return ServoRun(t, Q, V, A, MU.reshape(len(t), self.j), LAM.reshape(len(t), -1), E, P, work, DR)
+        t, Q, V, A, MU, LAM, E, P, W, DR = (np.array(x) for x in zip(*rows))
+        return ServoRun(t, Q, V, A, MU.reshape(len(t), self.j), LAM.reshape(len(t), -1), E, P, W, DR)

@@ -323,7 +323,7 @@ def _progress_bar(total, done, name):
 def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f_ext=None, controller=None,
              t_eval=None, record_every=1, rtol=1e-7, atol=1e-9, energy_tol=0.1, friction=True,
              max_steps=50_000_000, progress=None, ivp_options=None, record=RECORD, constraints=None,
-             baumgarte=None, projection=True, contact=None):
+             baumgarte=None, projection=True, contact=None, servo=None):
     """Simulate the model from ``(q0, v0)`` under torques, a controller and external wrenches.
 
     Parameters
@@ -393,6 +393,11 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
         located impacts and stick events, :mod:`artidyn.contact.event_driven`; one state; ``dt``
         default 1 ms). The result also holds ``contacts``, ``contact_forces`` and ``events``.
 
+    servo : :class:`artidyn.servo.ModelServo`, optional
+        Servo-constraints (relations kept by regulated actuators along given directions, Appell):
+        the run of :mod:`artidyn.sim.servo_run`; the result also holds ``servo_forces``,
+        ``servo_power``, ``servo_work`` and ``drift``; ``tau`` is the (constant) known torque.
+
     Returns
     -------
     SimulationResult
@@ -406,6 +411,12 @@ def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f
         step underflowed: the message names the time, step and joint and what to try; the
         partial result is ``error.result``.
     """
+    if servo is not None:
+        if contact is not None or constraints is not None or controller is not None:
+            raise InputError("simulate with servo=: contact=, constraints= and controller= are not supported together "
+                             "with it (put first-kind relations in the ModelServo's rolling=)")
+        from .servo_run import simulate_servo
+        return simulate_servo(model, q0, v0, servo, None if np.all(np.asarray(tau) == 0) else tau, t_final, dt)
     if contact is not None or method in ("moreau_jean", "event_driven"):
         from .contact_run import simulate_contact
         if constraints is not None or controller is not None:
