@@ -346,3 +346,27 @@ def test_servo_through_simulate():
     assert np.abs(res.energy.total - res.energy.total[0] - res.servo_work).max() < 1e-6   # RK4 + projection
     with pytest.raises(InputError, match="ModelServo"):
         ad.simulate(model, q0, v0, t_final=0.1, servo="motor")
+
+
+def test_numeric_servo_from_plain_functions():
+    """The plate of Appell written as plain functions (M, h - Q, the relation's E and gamma, D)
+    gives the same accelerations, servo force and run as the SymPy statement."""
+    F, a, R, b, k, M_, I1 = (PLATE[x] for x in ("F", "a", "R", "b", "k", "M", "I1"))
+
+    def M(q, t):
+        c = M_ * R * b * np.cos(q[0] - q[1])
+        return np.array([[I1 + M_ * R * R, c], [c, M_ * (b * b + k * k)]])
+
+    def h(q, qd, t):       # velocity terms and -Q (Q = -dU/dq, U = -F (R cos(alpha) + a cos(beta)))
+        s = M_ * R * b * np.sin(q[0] - q[1])
+        return np.array([s * qd[1] ** 2 + F * R * np.sin(q[0]), -s * qd[0] ** 2 + F * a * np.sin(q[1])])
+    num = servo.NumericServo(M, h, E=lambda q, qd, t: np.array([[1.0, -1.0]]), gamma=lambda q, qd, t: np.zeros(1),
+                             D=lambda q, t: np.array([[1.0, 0.0]]))
+    sym = ex.plate_on_turntable("motor", **PLATE)
+    q, qd = _plate_state(0.7, -0.4)
+    x, y = num.accelerations(q, qd), sym.accelerations(q, qd)
+    assert x.status == "determined" and np.abs(x.qdd - y.qdd).max() < 1e-12 and abs(x.mu[0] - y.mu[0]) < 1e-12
+    rx, ry = num.simulate(q, qd, 0.5, 1e-2), sym.simulate(q, qd, 0.5, 1e-2)
+    assert np.abs(rx.q - ry.q).max() < 1e-12 and np.abs(rx.servo_work - ry.servo_work).max() < 1e-12
+    with pytest.raises(InputError, match="function"):
+        servo.NumericServo(M, h, E=None, gamma=None, D=None)

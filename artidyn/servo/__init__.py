@@ -12,14 +12,15 @@ inverse dynamics::
     run = prob.simulate(q0, qd0, t_final=5.0, dt=1e-3)
 
 On a model: :class:`ModelServo` (relations are artidyn constraints; directions default to the
-actuated joints). The equations and the determinacy test: :mod:`artidyn.servo.core`. SymPy is
+actuated joints). From plain functions M, h, E, gamma, D: :class:`NumericServo`. The equations and the determinacy test: :mod:`artidyn.servo.core`. SymPy is
 imported when a name of this package is first used, not with ``import artidyn``.
 """
 import importlib
 
 _LAZY = {"DETERMINED": "core", "IMPOSSIBLE": "core", "INDETERMINATE": "core", "ServoSolution": "core",
          "solve": "core", "ModelServo": "model", "ServoProblem": "problem", "ServoResult": "problem",
-         "ServoRun": "problem", "examples": None, "core": None, "model": None, "problem": None}
+         "ServoRun": "problem", "NumericServo": "numeric", "examples": None, "core": None, "model": None,
+         "problem": None, "numeric": None}
 __all__ = sorted(_LAZY)
 
 

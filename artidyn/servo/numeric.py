@@ -1,0 +1,66 @@
+"""A servo problem from plain functions, for systems that are neither a model nor stated in SymPy.
+
+``NumericServo(M, h, E, gamma, D, A=None, gamma_A=None)``: ``M(q, t)`` (n x n), ``h(q, qd, t)``
+(``h - Q``: everything but ``M qdd``), the servo relations at the acceleration level ``E(q, qd, t)
+qdd = gamma(q, qd, t)``, their directions ``D(q, t)`` (j x n), and optional first-kind relations
+``A(q, qd, t) qdd = gamma_A(q, qd, t)``. The equations and the determinacy test of :mod:`.core`
+(relations that the servo forces reach directly: index 3 for finite ones; the higher-index ones
+need their derivatives, :class:`~artidyn.servo.ServoProblem` takes them symbolically).
+"""
+import numpy as np
+
+from ..errors import InputError
+from . import core
+from .problem import ServoResult, ServoRun
+
+
+class NumericServo:
+    def __init__(self, M, h, E, gamma, D, A=None, gamma_A=None, name="servo problem"):
+        for f, what in ((M, "M"), (h, "h"), (E, "E"), (gamma, "gamma"), (D, "D")):
+            if not callable(f):
+                raise InputError(f"NumericServo: {what} must be a function")
+        self.M, self.h, self.E, self.gamma, self.D, self.A, self.gA = M, h, E, gamma, D, A, gamma_A
+        self.name = name
+
+    def accelerations(self, q, qd, t=0.0):
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        M = np.atleast_2d(np.asarray(self.M(q, t), dtype=float))
+        n = M.shape[0]
+        if M.shape != (n, n) or q.shape != (n,) or qd.shape != (n,):
+            raise InputError(f"NumericServo ({self.name}): M(q, t) is {M.shape}, q {q.shape}, qd {qd.shape}: they "
+                             f"must agree (n x n, n, n)")
+        E = np.asarray(self.E(q, qd, t), dtype=float).reshape(-1, n)
+        D = np.asarray(self.D(q, t), dtype=float).reshape(-1, n)
+        A = None if self.A is None else np.asarray(self.A(q, qd, t), dtype=float).reshape(-1, n)
+        gA = None if self.A is None else np.asarray(self.gA(q, qd, t), dtype=float).reshape(-1)
+        sol = core.solve(M, np.asarray(self.h(q, qd, t), dtype=float), E,
+                         np.asarray(self.gamma(q, qd, t), dtype=float).reshape(-1), D, A, gA)
+        if not (np.all(np.isfinite(sol.qdd)) and np.all(np.isfinite(sol.mu))):
+            raise InputError(f"NumericServo ({self.name}): the result is not finite (singular M at this state?)")
+        return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, (3,) * E.shape[0], sol.why())
+
+    def simulate(self, q0, qd0, t_final, dt):
+        """RK4 on (q, qd) (vector coordinates): a :class:`ServoRun` (energy not known here: NaN)."""
+        q, qd = np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float)
+        n_steps = int(np.ceil(t_final / dt - 1e-9))
+        rows, work = [], 0.0
+
+        def f(t, x, w):
+            r = self.accelerations(x, w, t)
+            return r, float(r.mu @ (np.asarray(self.D(x, t), dtype=float).reshape(-1, x.size) @ w))
+        for k in range(n_steps + 1):
+            t = k * dt
+            r1, p1 = f(t, q, qd)
+            if r1.status != core.DETERMINED:
+                raise InputError(f"NumericServo.simulate ({self.name}) at t = {t:.6g}: {r1.why}")
+            rows.append((t, q, qd, r1.qdd, r1.mu, r1.Lambda, np.nan, p1, work, 0.0))
+            if k == n_steps:
+                break
+            r2, p2 = f(t + dt / 2, q + dt / 2 * qd, qd + dt / 2 * r1.qdd)
+            r3, p3 = f(t + dt / 2, q + dt / 2 * (qd + dt / 2 * r1.qdd), qd + dt / 2 * r2.qdd)
+            r4, p4 = f(t + dt, q + dt * (qd + dt / 2 * r2.qdd), qd + dt * r3.qdd)
+            q = q + dt / 6 * (qd + 2 * (qd + dt / 2 * r1.qdd) + 2 * (qd + dt / 2 * r2.qdd) + (qd + dt * r3.qdd))
+            qd = qd + dt / 6 * (r1.qdd + 2 * r2.qdd + 2 * r3.qdd + r4.qdd)
+            work += dt / 6 * (p1 + 2 * p2 + 2 * p3 + p4)
+        t, Q, V, A, MU, LAM, E, P, W, DR = (np.array(x) for x in zip(*rows))
+        return ServoRun(t, Q, V, A, MU.reshape(len(t), -1), LAM.reshape(len(t), -1), E, P, W, DR)
