@@ -253,3 +253,40 @@ def rkmk4(model, accel, t, q, v, h):
     k4x, k4v = dexp_inv(model, x4, v4), accel(t + h, integrate(model, q, x4), v4)
     return (integrate(model, q, h / 6 * (k1x + 2 * k2x + 2 * k3x + k4x)),
             v + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v))
+
+
+def _ad_matrix(t, xi):
+    """The matrix of ``ad_xi`` for a spherical joint (``[xi]x``) or a free joint (``crm(xi)``)."""
+    def sk(w):
+        return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+    if t == SPHERICAL:
+        return sk(xi)
+    out = np.zeros((6, 6))
+    out[:3, :3] = out[3:, 3:] = sk(xi[:3])
+    out[3:, :3] = sk(xi[3:])
+    return out
+
+
+def dintegrate(model, q, v):
+    """The Jacobians of ``q (+) v`` in the tangent spaces: ``(J_q, J_v)`` (nv x nv each), with
+    ``integrate(q (+) dq, v) = integrate(q, v) (+) (J_q dq)`` and ``integrate(q, v + dv) =
+    integrate(q, v) (+) (J_v dv)`` to first order. Vector joints: identities; spherical and free
+    joints (right-trivialised, ``R exp(v)``, ``T exp6(v)``): ``J_q = Ad(exp(-v)) = exp(-ad_v)``
+    and ``J_v`` the right Jacobian of the exponential, ``sum_k (-ad_v)^k / (k + 1)!`` (Chirikjian,
+    "Stochastic Models, Information Theory, and Lie Groups", vol. 2; pinocchio's dIntegrate)."""
+    import scipy.linalg
+
+    v = np.asarray(v, dtype=float)
+    Jq, Jv = np.eye(model.nv), np.eye(model.nv)
+    for i in range(1, model.nb + 1):
+        t = model.joint_type[i]
+        if t not in (SPHERICAL, FREE):
+            continue
+        s = slice(int(model.idx_v[i]), int(model.idx_v[i] + model.nv_joint[i]))
+        ad = _ad_matrix(t, v[s])
+        n = ad.shape[0]
+        block = np.zeros((2 * n, 2 * n))
+        block[:n, :n], block[:n, n:] = -ad, np.eye(n)
+        E = scipy.linalg.expm(block)          # [[exp(-ad), phi_1(-ad)], [0, I]]
+        Jq[s, s], Jv[s, s] = E[:n, :n], E[:n, n:]
+    return Jq, Jv

@@ -11,3 +11,4 @@ from .control import PD, ComputedTorque  # noqa: F401
 from .constrained import simulate_constrained  # noqa: F401
 from .trajectories import quintic, quintic_motion, velocities_from_positions  # noqa: F401
 from .plots import plot_energy, plot_result, plot_torques  # noqa: F401
+from .linearize import StepDerivatives, step_derivatives  # noqa: F401
