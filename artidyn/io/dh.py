@@ -225,7 +225,17 @@ def normalize_row(row, i, err=ModelError, where="", angle_scale=1.0):
         out[key] = None if row.get(key) is None else _number(row[key], f"{at}: '{key}'", err) * lim_scale
     for key in ("effort", "armature", "damping", "coulomb"):
         out[key] = None if row.get(key) is None else _number(row[key], f"{at}: '{key}'", err)
-    out["actuated"] = bool(row.get("actuated", True))
+    act = row.get("actuated", True)
+    if not isinstance(act, (bool, np.bool_)):
+        raise err(f"{at}: 'actuated' must be true or false (a boolean, not {act!r}: the string \"false\" would "
+                  f"read as true)")
+    out["actuated"] = bool(act)
+    for key in ("name", "joint_name"):
+        if key in row and not isinstance(row[key], str):
+            raise err(f"{at}: '{key}' must be a string, got {row[key]!r}")
+    for key in ("velocity", "effort"):
+        if out[key] is not None and out[key] < 0:
+            raise err(f"{at}: '{key}' limit must be >= 0, got {row[key]!r}")
     if "mass" in row:
         out["mass"] = _number(row["mass"], f"{at}: 'mass'", err)
         out["com"] = _numbers(row.get("com", [0, 0, 0]), 3, f"{at}: 'com'", err)

@@ -94,3 +94,17 @@ def read_source(src, what="URDF"):
         raise ParseError(f"{path}: file of {size} bytes exceeds the limit of {MAX_BYTES} bytes "
                          f"(artidyn.io.safexml.MAX_BYTES)")
     return path.read_bytes(), str(path)
+
+
+# An XML Schema decimal / double in its lexical form, ASCII digits only: Python's float() also
+# takes "1_5" (as 15), non-ASCII digits and surrounding spaces, which a model file must not.
+_XML_NUMBER = __import__("re").compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", 256)  # re.ASCII
+
+
+def xml_number(text):
+    """The float of an XML number token (``1``, ``-0.5``, ``2.5e-3``...); ValueError for anything
+    else (underscores, non-ASCII digits, hexadecimal, 'inf', 'nan', empty)."""
+    if not isinstance(text, str) or _XML_NUMBER.fullmatch(text) is None:
+        raise ValueError(f"not an XML number: {text!r}")
+    return float(text)
+

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..configuration import neutral
 from ..errors import NameNotFound, ParseError
-from .safexml import parse_xml, read_source
+from .safexml import parse_xml, read_source, xml_number
 
 
 def _root(path):
@@ -76,7 +76,7 @@ def srdf_configurations(model, path):
                 continue
             jn, val = j.attrib.get("name"), j.attrib.get("value")
             try:
-                values = np.array([float(x) for x in (val or "").split()])
+                values = np.array([xml_number(x) for x in (val or "").split()])
             except ValueError:
                 raise ParseError(f"{source}:{j.line}: joint '{jn}': value {val!r} is not a list of numbers") from None
             if jn not in model.joint_names:

@@ -12,6 +12,7 @@ import numpy as np
 from ..builder import check_inertia
 from ..errors import ModelError, ParseError
 from ..spatial.rotations import rpy_to_matrix
+from .safexml import xml_number
 
 JOINT_KINDS = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic",
                "fixed": "fixed", "floating": "free"}
@@ -74,9 +75,11 @@ class UrdfReader:
                 raise self.error(el, f"{what}<{el.tag}> has no '{attr}' attribute")
             return np.array(default, dtype=float)
         try:
-            vals = [float(t) for t in text.split()]
+            vals = [xml_number(t) for t in text.split()]
         except ValueError:
-            raise self.error(el, f"{what}<{el.tag} {attr}=\"{text[:40]}\">: not a number") from None
+            bad = next(t for t in text.split() if _bad_number(t))
+            raise self.error(el, f"{what}<{el.tag} {attr}=\"{text[:40]}\">: {bad!r} is not a number (plain decimal "
+                                 f"or exponent notation, ASCII digits)") from None
         if len(vals) != n:
             raise self.error(el, f"{what}<{el.tag} {attr}=\"{text[:40]}\">: expected {n} number(s), got {len(vals)}")
         if not all(math.isfinite(v) for v in vals):
@@ -400,3 +403,12 @@ def repaired_inertia(mass, I):
     a, b, c = np.clip(lam, 0.0, None)
     d = max(0.0, (c - a - b) / 2)
     return (V * np.array([a + d, b + d, c])) @ V.T
+
+
+def _bad_number(token):
+    try:
+        xml_number(token)
+        return False
+    except ValueError:
+        return True
+
