@@ -67,3 +67,26 @@ def test_dh_fields_have_their_types(extra, match):
         ad.from_dh([{**ROW, **extra}], convention="modified")
     m = ad.from_dh([{**ROW, "actuated": False, "name": "a", "velocity": 1.0}], convention="modified")
     assert not m.actuated[0] and np.isclose(m.velocity_limit[0], 1.0)
+
+
+def test_a_joint_that_moves_no_inertia_is_named():
+    """A point mass on a revolute axis (no rotational inertia): aba (single, batch, reference),
+    simulate, rollout and constrained_dynamics raise a ModelError naming the joint, never a
+    ZeroDivisionError, a SystemError out of a kernel, a LinAlgError or inf."""
+    from artidyn.kernels.dispatch import reference_only
+    b = ad.ModelBuilder("pm")
+    b.add_body("l1", "world", "revolute", axis=(0, 0, 1), mass=1.0, com=(0, 0, 0.5), inertia=np.zeros((3, 3)))
+    b.add_body("l2", "world", "revolute", axis=(1, 0, 0), xyz=(0, 0, 1), mass=1.0, com=(0, 0.3, 0),
+               inertia=np.eye(3) * 0.01)
+    m = b.build()
+    calls = [lambda: ad.aba(m, np.zeros(2), np.zeros(2), np.ones(2)),
+             lambda: ad.aba(m, np.zeros((4, 2)), np.zeros((4, 2)), np.ones((4, 2))),
+             lambda: ad.simulate(m, np.zeros(2), np.zeros(2), t_final=0.01),
+             lambda: ad.rollout(m, np.zeros((3, 2)), np.zeros((3, 2)), t_final=0.01, dt=1e-3),
+             lambda: ad.constrained_dynamics(m, np.zeros(2), np.zeros(2), np.ones(2), [], method="kkt")]
+    for call in calls:
+        with pytest.raises(ModelError, match="'l1_joint' move"):
+            call()
+    with reference_only():
+        with pytest.raises(ModelError, match="'l1_joint' move"):
+            ad.aba(m, np.zeros(2), np.zeros(2), np.ones(2))

@@ -193,16 +193,20 @@ def constrained_dynamics(model, q, v, tau, constraints, method="auto", f_ext=Non
     rhs = tau - h
     m = J.shape[0]
     rank = _rank(J, rank_tol)
-    if m == 0:
-        a, lam = np.linalg.solve(M, rhs), np.zeros(0)
-    elif method == "sparse" and rank == m:
-        a, lam = _sparse(model, M, J, rhs, gamma)
-    elif method in ("kkt", "auto"):
-        a, lam = _kkt(M, J, rhs, gamma, rank < m)
-    elif method in ("schur", "sparse"):
-        a, lam = _schur(M, J, rhs, gamma, rank_tol)
-    else:
-        a, lam = _nullspace(M, J, rhs, gamma, rank_tol)
+    try:
+        if m == 0:
+            a, lam = np.linalg.solve(M, rhs), np.zeros(0)
+        elif method == "sparse" and rank == m:
+            a, lam = _sparse(model, M, J, rhs, gamma)
+        elif method in ("kkt", "auto"):
+            a, lam = _kkt(M, J, rhs, gamma, rank < m)
+        elif method in ("schur", "sparse"):
+            a, lam = _schur(M, J, rhs, gamma, rank_tol)
+        else:
+            a, lam = _nullspace(M, J, rhs, gamma, rank_tol)
+    except np.linalg.LinAlgError:
+        from ..dynamics.aba import singular_inertia
+        raise singular_inertia(model, q) from None
     return _result(model, q, constraints, M, h, J, gamma, a, tau, lam, rank)
 
 

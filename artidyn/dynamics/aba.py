@@ -113,9 +113,44 @@ def aba(model, q, v, tau, f_ext=None, friction=True):
     a : (nv,) or (N, nv) acceleration (floating base: spatial acceleration of the base in its
         frame, [omega_dot; v_dot], as pinocchio's).
     """
-    a = _kernels.aba(model, q, v, tau, f_ext, friction)  # compiled; None: reference code below
+    try:
+        a = _kernels.aba(model, q, v, tau, f_ext, friction)  # compiled; None: reference code below
+    except (ZeroDivisionError, SystemError, FloatingPointError):
+        raise singular_inertia(model, q) from None
     if a is not None:
         return a
     Q, (V, Tau), single = _common.batch_inputs(model, q, v=v, tau=tau)
     F = _common.external_forces(model, f_ext, Q.shape[0])
-    return unbatch(_aba(model, Q, V, Tau, F, friction), single)
+    try:
+        with np.errstate(divide="ignore", invalid="ignore"):    # a singular D is reported below, by name
+            out = _aba(model, Q, V, Tau, F, friction)
+    except (ZeroDivisionError, np.linalg.LinAlgError):
+        raise singular_inertia(model, q) from None
+    if Q.dtype != object and not np.all(np.isfinite(out)):
+        raise singular_inertia(model, q)
+    return unbatch(out, single)
+
+
+def singular_inertia(model, q):
+    """The ModelError for a joint-space inertia that cannot be inverted at ``q``: the joints that
+    move no inertia (a point mass on a revolute axis, a massless leaf body) are named."""
+    from ..errors import ModelError
+    from .crba import _crba
+
+    Q, _ = _common.batch_inputs(model, q)[0], None
+    Q = np.atleast_2d(np.asarray(Q, dtype=float))
+    names = []
+    for Qk in Q[:64]:
+        M = _crba(model, Qk[None])[0]
+        tol = 1e-12 * max(1.0, float(np.max(np.abs(np.diag(M)))))
+        for k in np.flatnonzero(np.diag(M) <= tol):
+            j = next(i for i in range(1, model.nb + 1) if model.idx_v[i] <= k < model.idx_v[i] + model.nv_joint[i])
+            if model.joint_names[j] not in names:
+                names.append(model.joint_names[j])
+    what = (f"joint(s) {', '.join(repr(n) for n in names)} move(s) no inertia (the bodies they carry have no "
+            f"mass off their axis and no rotational inertia about it)" if names else None)
+    if what is None:
+        return ModelError(f"model '{model.name}': forward dynamics gave a non-finite result: the joint-space inertia "
+                          f"is singular at this configuration, or the inputs are so large that the result overflows")
+    return ModelError(f"model '{model.name}': {what}; forward dynamics is undefined. Give those bodies inertia "
+                      f"(or armature), or fix the joints")

@@ -224,6 +224,15 @@ class _Run:
         return (self.q[r], self.v[r], self.a[r], self.tau[r], self.e[r], self.events[r], self.si[r], self.sf[r])
 
     # -- one run, compiled or with Python inputs, with an optional progress bar
+    def _guard(self, kernel, *args):
+        """A compiled call whose arithmetic errors (a joint that moves no inertia) become the
+        ModelError that names the joint, never an internal exception."""
+        try:
+            return kernel(*args)
+        except (ZeroDivisionError, SystemError, FloatingPointError):
+            from ..dynamics.aba import singular_inertia
+            raise singular_inertia(self.model, self.Q0) from None
+
     def run_single(self, progress):
         K, model = self.K, self.model
         q, v = self.Q0[0].copy(), self.V0[0].copy()
@@ -233,7 +242,7 @@ class _Run:
             return self._run_python(q, v, work)
         seg = S - 1 if progress is False else min(S - 1, 20)
         t_start = time.perf_counter()
-        K.simulate_segment(self.B, self.ci, self.cf, q, v, *self.args(0), seg, *self.outputs(0), *work)
+        self._guard(K.simulate_segment, self.B, self.ci, self.cf, q, v, *self.args(0), seg, *self.outputs(0), *work)
         bar = None
         while self.si[0, K.SI_STATUS] == 0 and self.si[0, K.SI_SAMPLE] < S:
             done = self.si[0, K.SI_SAMPLE]
@@ -244,7 +253,8 @@ class _Run:
                 elif progress is not False:
                     bar = _progress_bar(S, done, model.name)
             nxt = S - 1 if bar is None else min(S - 1, done + max(1, int(0.1 / max(per_sample, 1e-9))))
-            K.simulate_segment(self.B, self.ci, self.cf, q, v, *self.args(0), nxt, *self.outputs(0), *work)
+            self._guard(K.simulate_segment, self.B, self.ci, self.cf, q, v, *self.args(0), nxt, *self.outputs(0),
+                        *work)
             if bar is not None:
                 bar.update(self.si[0, K.SI_SAMPLE] - done)
         if bar is not None:
@@ -285,7 +295,7 @@ class _Run:
                                      f"{t:.6g} s; expected finite ({model.nb + 1}, 6)")
                 f_row[:] = out
             si[K.SI_FSAL] = 0
-            K.simulate_segment(*head, si[K.SI_SAMPLE] if dopri else S - 1, *tail)  # dopri5: held sample to sample
+            self._guard(K.simulate_segment, *head, si[K.SI_SAMPLE] if dopri else S - 1, *tail)  # dopri5: sample to sample
 
     def run_batch(self):
         import numba
@@ -294,7 +304,7 @@ class _Run:
         threads = numba.get_num_threads()
         nchunk = threads if self.N <= 64 * threads else 4 * threads
         tv, fv = self.tau_v, self.f_v
-        K.rollout(self.B, self.ci, self.cf, self.Q0, self.V0, self.tau_t, tv, self.f_t, fv, self.gains, self.ref_t,
+        self._guard(K.rollout, self.B, self.ci, self.cf, self.Q0, self.V0, self.tau_t, tv, self.f_t, fv, self.gains, self.ref_t,
                   self.ref_q, self.ref_v, self.ref_a, self.lim, self.t_out, self.q, self.v, self.a, self.tau, self.e,
                   self.events, self.si, self.sf, nchunk)
 
