@@ -409,7 +409,7 @@ def test_urdf_unusable_mimic_is_reported_not_declared(tmp_path, joints, why):
 def test_urdf_mimic_bad_attributes(tmp_path):
     path = tmp_path / "m.urdf"
     path.write_text(urdf(J("ja", "base", "a"), J("jb", "a", "b", extra='<mimic joint="ja" multiplier="two"/>')))
-    with pytest.raises(ad.ParseError, match=r"m\.urdf, line \d+: joint 'jb': <mimic multiplier=\"two\">: not a number"):
+    with pytest.raises(ad.ParseError, match=r"m\.urdf, line \d+: joint 'jb': <mimic multiplier=\"two\">: 'two' is not a number"):
         ad.load(path)
     path.write_text(urdf(J("ja", "base", "a"), J("jb", "a", "b", extra='<mimic multiplier="2"/>')))
     with pytest.raises(ad.ParseError, match=r"joint 'jb': <mimic> has no 'joint' attribute"):

@@ -24,7 +24,6 @@ same.
 from typing import NamedTuple
 
 import numpy as np
-import scipy.linalg
 
 from ..configuration import random_configuration
 from .parameters import n_parameters, parameter_names
@@ -87,6 +86,8 @@ def base_parameters(model, n_samples=None, rng=None, tol=None):
     BaseParameters (rank, independent, dependent, permutation, K, G, names, tol, R_diag).
     ``Y[..., independent] @ (G @ pi) == Y @ pi`` for every state.
     """
+    import scipy.linalg
+
     p = n_parameters(model)
     if n_samples is None:
         n_samples = int(np.ceil(3 * p / max(model.nv, 1))) + 20
