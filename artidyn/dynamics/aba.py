@@ -34,6 +34,22 @@ from .actuation import _friction_torque
 from .springs import _spring_torque
 
 
+def first_pass(model, X_up, V, F_ext, v, c, I_A, p_A):
+    """ABA's pass 1 (filled in place): velocities ``v``, velocity-product accelerations ``c``,
+    rigid-body inertias ``I_A`` and bias forces ``p_A`` (external wrenches subtracted); shared
+    with hybrid dynamics."""
+    for i in range(1, model.nb + 1):
+        p, S = model.parent[i], model.S[i]
+        dofs = slice(model.idx_v[i], model.idx_v[i] + model.nv_joint[i])
+        vJ = V[:, dofs] @ S.T
+        v[:, i] = motion_apply_inv(X_up[:, i], v[:, p]) + vJ
+        c[:, i] = cross_motion(v[:, i], vJ)
+        I_A[:, i] = model.I[i]
+        p_A[:, i] = cross_force(v[:, i], matvec(model.I[i], v[:, i]))
+        if F_ext is not None:
+            p_A[:, i] = p_A[:, i] - F_ext[:, i]
+
+
 def _aba(model, Q, V, Tau, F_ext=None, friction=True):
     """ABA for a batch: qdd (N, nv)."""
     N, nb = Q.shape[0], model.nb
@@ -49,17 +65,7 @@ def _aba(model, Q, V, Tau, F_ext=None, friction=True):
     if spring is not None:
         tau = tau - spring
 
-    # pass 1: velocities, velocity-product accelerations, rigid-body inertias and bias forces
-    for i in range(1, nb + 1):
-        p, S = model.parent[i], model.S[i]
-        dofs = slice(model.idx_v[i], model.idx_v[i] + model.nv_joint[i])
-        vJ = V[:, dofs] @ S.T
-        v[:, i] = motion_apply_inv(X_up[:, i], v[:, p]) + vJ
-        c[:, i] = cross_motion(v[:, i], vJ)
-        I_A[:, i] = model.I[i]
-        p_A[:, i] = cross_force(v[:, i], matvec(model.I[i], v[:, i]))
-        if F_ext is not None:
-            p_A[:, i] = p_A[:, i] - F_ext[:, i]
+    first_pass(model, X_up, V, F_ext, v, c, I_A, p_A)
 
     # pass 2: articulated inertias and bias forces, from the leaves to the root
     for i in range(nb, 0, -1):

@@ -42,9 +42,10 @@ import numpy as np
 from ..configuration import unbatch
 from ..errors import InputError, ShapeError
 from ..spatial._num import matvec, result_dtype
-from ..spatial.motion import cross_force, cross_motion, force_apply, inertia_transform, motion_apply_inv
+from ..spatial.motion import force_apply, inertia_transform, motion_apply_inv
 from . import _common
 from .actuation import _friction_torque
+from .aba import first_pass
 from .springs import _spring_torque
 
 
@@ -117,16 +118,7 @@ def _hybrid(model, Q, V, A, Tau, mask, F_ext=None, friction=True):
     known = [bool(mask[model.idx_v[i]]) if model.nv_joint[i] else True for i in range(nb + 1)]
 
     # pass 1: velocities, velocity-product accelerations, rigid-body inertias and bias forces
-    for i in range(1, nb + 1):
-        p, S = model.parent[i], model.S[i]
-        dofs = slice(model.idx_v[i], model.idx_v[i] + model.nv_joint[i])
-        vJ = V[:, dofs] @ S.T
-        v[:, i] = motion_apply_inv(X_up[:, i], v[:, p]) + vJ
-        c[:, i] = cross_motion(v[:, i], vJ)
-        I_A[:, i] = model.I[i]
-        p_A[:, i] = cross_force(v[:, i], matvec(model.I[i], v[:, i]))
-        if F_ext is not None:
-            p_A[:, i] = p_A[:, i] - F_ext[:, i]
+    first_pass(model, X_up, V, F_ext, v, c, I_A, p_A)
 
     # pass 2: articulated inertias and bias forces; a prescribed joint passes I_A through
     for i in range(nb, 0, -1):
