@@ -2,6 +2,7 @@
 
     artidyn info MODEL                 tree, joints, dof, masses, limits, DH table, load report
     artidyn fk MODEL --q ... [--frame F] [--deg]   placement of a frame: 4x4, xyz, rpy, quaternion
+    artidyn robots                     the model names MODEL accepts: built-ins, example-robot-data
     artidyn report MODEL [--out DIR] [--no-files] [--traceback]
                                        model report (artidyn.report.build_report); a section that
                                        fails says so in the report (exit status 0, a warning)
@@ -117,7 +118,29 @@ def cmd_report(args):
     return 0
 
 
+def cmd_robots(args):
+    """The names MODEL accepts: built-in models and example-robot-data robots (floating base where
+    they walk or fly)."""
+    from .models import builtin, erd
+    print("built-in models (artidyn.models):")
+    for name in builtin.names():
+        print(f"  {name}")
+    for name in builtin.CLOSED_CHAINS:
+        print(f"  {name}  (closed chain: its loop closure is declared in the model)")
+    try:
+        names = erd.example_robot_names()
+    except Exception as exc:       # the package is a dependency; say so if it cannot be read
+        print(f"example-robot-data: not readable ({exc})")
+        return 0
+    print(f"example-robot-data ({len(names)} robots; * floating base):")
+    for name in names:
+        print(f"  {name}{' *' if erd.default_floating(name) else ''}")
+    return 0
+
+
 def _register_core(sub):
+    p = sub.add_parser("robots", help="list the model names MODEL accepts (built-ins, example-robot-data)")
+    p.set_defaults(func=cmd_robots)
     p = sub.add_parser("info", help="describe a model: tree, joints, masses, limits, DH table")
     add_model_argument(p)
     p.set_defaults(func=cmd_info)
@@ -167,6 +190,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         status = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:          # `artidyn info X | head`: the reader left; stop quietly
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (KeyError, ValueError, OSError, ArtidynError) as exc:  # artidyn's errors (ValueError, KeyError ...)
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"artidyn: error: {msg}", file=sys.stderr)

@@ -115,3 +115,28 @@ def test_python_dash_m_report(tmp_path):
     assert (out / "report.md").read_text(encoding="utf-8") == res.stdout
     for png in ("torques_quintic.png", "free_fall_energy.png"):
         assert (out / png).stat().st_size > 1000
+
+
+def test_robots_lists_every_name_load_accepts(capsys):
+    """`artidyn robots` lists the built-ins and the example-robot-data robots (floating marked);
+    each listed name loads."""
+    from artidyn.models import builtin, erd
+    assert cli.main(["robots"]) == 0
+    out = capsys.readouterr().out
+    names = erd.example_robot_names()
+    assert len(names) > 0 and f"example-robot-data ({len(names)} robots" in out
+    for name in builtin.names():
+        assert f"  {name}\n" in out
+        assert ad.load(name).nv > 0
+    for name in names[:5]:
+        assert (f"  {name} *\n" if erd.default_floating(name) else f"  {name}\n") in out
+    assert "  solo12 *\n" in out
+
+
+def test_a_closed_pipe_is_not_an_error():
+    """`artidyn robots | head -1`: the reader leaves early; no 'Broken pipe' message, status 0."""
+    script = ("import sys, artidyn.cli as c\n"
+              "def big(args):\n    for i in range(100000): print('x' * 60)\n"     # far more than a pipe holds
+              "c.cmd_robots = big\nsys.exit(c.main(['robots']))\n")
+    p = subprocess.run(f"{sys.executable} -c \"{script}\" | head -1", shell=True, capture_output=True, text=True)
+    assert p.stdout.startswith("x") and p.stderr == ""
