@@ -34,11 +34,16 @@ from .actuation import _friction_torque
 from .springs import _spring_torque
 
 
-def first_pass(model, X_up, V, F_ext, v, c, I_A, p_A):
-    """ABA's pass 1 (filled in place): velocities ``v``, velocity-product accelerations ``c``,
-    rigid-body inertias ``I_A`` and bias forces ``p_A`` (external wrenches subtracted); shared
+def first_pass(model, X_up, V, F_ext, dtype):
+    """ABA's pass 1: velocities ``v``, velocity-product accelerations ``c``, rigid-body inertias
+    ``I_A`` and bias forces ``p_A`` (external wrenches subtracted), each (N, nb+1, ...); shared
     with hybrid dynamics."""
-    for i in range(1, model.nb + 1):
+    N, nb = X_up.shape[0], model.nb
+    v = np.zeros((N, nb + 1, 6), dtype)
+    c = np.zeros((N, nb + 1, 6), dtype)
+    p_A = np.zeros((N, nb + 1, 6), dtype)
+    I_A = np.zeros((N, nb + 1, 6, 6), dtype)
+    for i in range(1, nb + 1):
         p, S = model.parent[i], model.S[i]
         dofs = slice(model.idx_v[i], model.idx_v[i] + model.nv_joint[i])
         vJ = V[:, dofs] @ S.T
@@ -48,6 +53,7 @@ def first_pass(model, X_up, V, F_ext, v, c, I_A, p_A):
         p_A[:, i] = cross_force(v[:, i], matvec(model.I[i], v[:, i]))
         if F_ext is not None:
             p_A[:, i] = p_A[:, i] - F_ext[:, i]
+    return v, c, I_A, p_A
 
 
 def _aba(model, Q, V, Tau, F_ext=None, friction=True):
@@ -55,17 +61,13 @@ def _aba(model, Q, V, Tau, F_ext=None, friction=True):
     N, nb = Q.shape[0], model.nb
     dtype = result_dtype(Q, V, Tau, F_ext)
     X_up = _common.joint_transforms(model, Q)
-    v = np.zeros((N, nb + 1, 6), dtype)
-    c = np.zeros((N, nb + 1, 6), dtype)
-    p_A = np.zeros((N, nb + 1, 6), dtype)
-    I_A = np.zeros((N, nb + 1, 6, 6), dtype)
     U, D_inv, u = [None] * (nb + 1), [None] * (nb + 1), [None] * (nb + 1)
     tau = Tau - _friction_torque(model, V) if friction else Tau
     spring = _spring_torque(model, Q)
     if spring is not None:
         tau = tau - spring
 
-    first_pass(model, X_up, V, F_ext, v, c, I_A, p_A)
+    v, c, I_A, p_A = first_pass(model, X_up, V, F_ext, dtype)
 
     # pass 2: articulated inertias and bias forces, from the leaves to the root
     for i in range(nb, 0, -1):

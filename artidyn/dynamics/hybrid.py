@@ -103,10 +103,6 @@ def _hybrid(model, Q, V, A, Tau, mask, F_ext=None, friction=True):
     N, nb = Q.shape[0], model.nb
     dtype = result_dtype(Q, V, A, Tau, F_ext)
     X_up = _common.joint_transforms(model, Q)
-    v = np.zeros((N, nb + 1, 6), dtype)
-    c = np.zeros((N, nb + 1, 6), dtype)
-    p_A = np.zeros((N, nb + 1, 6), dtype)
-    I_A = np.zeros((N, nb + 1, 6, 6), dtype)
     U, D_inv, u = [None] * (nb + 1), [None] * (nb + 1), [None] * (nb + 1)
     # joint torques that are not the actuators': friction (unless friction=False), springs
     passive = _friction_torque(model, V) if friction else np.zeros(V.shape, dtype)
@@ -118,7 +114,7 @@ def _hybrid(model, Q, V, A, Tau, mask, F_ext=None, friction=True):
     known = [bool(mask[model.idx_v[i]]) if model.nv_joint[i] else True for i in range(nb + 1)]
 
     # pass 1: velocities, velocity-product accelerations, rigid-body inertias and bias forces
-    first_pass(model, X_up, V, F_ext, v, c, I_A, p_A)
+    v, c, I_A, p_A = first_pass(model, X_up, V, F_ext, dtype)
 
     # pass 2: articulated inertias and bias forces; a prescribed joint passes I_A through
     for i in range(nb, 0, -1):
