@@ -20,18 +20,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # this checkou
 
 import artidyn as ad  # noqa: E402
 from artidyn.analytical import examples  # noqa: E402
-from artidyn.spatial.rotations import exp3, matrix_to_quat, quat_to_matrix  # noqa: E402
+from artidyn.spatial.rotations import quat_to_matrix  # noqa: E402
 
 
 def run_at(factor, t_final, r=0.5, g=9.81):
     system = examples.rolling_disk(radius=r, g=g)
-    Om = factor * np.sqrt(g / (3 * r))
-    R = exp3(np.array([0.02, 0.0, 0.0]))
-    c = R @ np.array([0.0, 0.0, r])
-    w = R @ np.array([0.0, Om, 0.0])
-    v0 = np.concatenate([R.T @ w, R.T @ np.cross(w, c)])
-    run = ad.simulate(system.model, np.concatenate([c, matrix_to_quat(R)]), v0, constraints=system.constraints,
-                      t_final=t_final, dt=2e-3)
+    q0, v0 = examples.rolling_disk_state(r, factor * np.sqrt(g / (3 * r)), lean=0.02)
+    run = ad.simulate(system.model, q0, v0, constraints=system.constraints, t_final=t_final, dt=2e-3)
     lean = np.arcsin(np.array([quat_to_matrix(qq[3:][None])[0][2, 1] for qq in run.q]))
     return system, run, lean
 

@@ -253,13 +253,8 @@ def _lean_growth(factor, t_final=3.0):
     ``factor`` times the critical spin sqrt(g / (3 r))."""
     r, g = 0.5, 9.81
     system = ex.rolling_disk(radius=r, g=g)
-    Om = factor * np.sqrt(g / (3 * r))
-    R = exp3(np.array([0.02, 0.0, 0.0]))
-    c = R @ np.array([0.0, 0.0, r])
-    w = R @ np.array([0.0, Om, 0.0])
-    v0 = np.concatenate([R.T @ w, R.T @ np.cross(w, c)])
-    run = ad.simulate(system.model, np.concatenate([c, matrix_to_quat(R)]), v0, constraints=system.constraints,
-                      t_final=t_final, dt=5e-3)
+    q0, v0 = ex.rolling_disk_state(r, factor * np.sqrt(g / (3 * r)), lean=0.02)
+    run = ad.simulate(system.model, q0, v0, constraints=system.constraints, t_final=t_final, dt=5e-3)
     axis_z = np.array([quat_to_matrix(qq[3:][None])[0][2, 1] for qq in run.q])
     return np.abs(np.arcsin(axis_z)).max(), run
 

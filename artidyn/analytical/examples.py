@@ -1,6 +1,6 @@
 """Ready-made nonholonomic systems (each a :class:`~artidyn.analytical.System`):
 
-* :func:`rolling_disk`: a thin uniform disk on a floating base rolling without slipping on the
+* :func:`rolling_disk` (and :func:`rolling_disk_state`): a thin uniform disk on a floating base rolling without slipping on the
   ground (Appell's and Korteweg's problem; Kane & Levinson's rolling disc);
 * :func:`rolling_sphere`: a uniform ball rolling on a fixed plane or a turntable;
 * :func:`chaplygin_sleigh`: a rigid body on a planar base with a knife edge (Chaplygin 1911);
@@ -34,6 +34,18 @@ def rolling_disk(radius=0.5, mass=1.0, g=9.81, **kw):
     b.add_body("disk", "world", "free", mass=mass, inertia=I)
     model = b.build().replace(gravity=np.array([0.0, 0.0, -g]))
     return System(model, [RollingDisk("disk", radius, axis=(0.0, 1.0, 0.0))], **kw)
+
+
+def rolling_disk_state(radius, spin, lean=0.0):
+    """``(q, v)`` of :func:`rolling_disk` rolling straight along the world x axis with the contact
+    at the origin: leaning by ``lean`` (rad, about x) and spinning at ``spin`` (rad/s) about its
+    axis, the contact point at rest."""
+    from ..spatial.rotations import exp3, matrix_to_quat
+
+    R = exp3(np.array([float(lean), 0.0, 0.0]))
+    c = R @ np.array([0.0, 0.0, radius])
+    w = R @ np.array([0.0, float(spin), 0.0])
+    return np.concatenate([c, matrix_to_quat(R)]), np.concatenate([R.T @ w, R.T @ np.cross(w, c)])
 
 
 def rolling_sphere(radius=0.1, mass=1.0, plane_omega=0.0, g=9.81, **kw):
