@@ -21,7 +21,7 @@ import sys
 
 import numpy as np
 
-COMMAND_MODULES = ["artidyn.ik.commands", "artidyn.sim.commands"]
+COMMAND_MODULES = ["artidyn.ik.commands", "artidyn.sim.commands", "artidyn.symbolic.commands"]
 EXIT_ERROR = 2
 
 
