@@ -25,6 +25,7 @@ from .sim import SimulationResult, default_dt, quintic, rollout, simulate, simul
 from .io.urdf import load_urdf  # noqa: F401
 from .io import load  # noqa: F401
 from .io.dh import from_dh  # noqa: F401
+from .viewer import view  # noqa: F401
 from .ik import (IKResult, IKSolutions, condition_number, ik, ik_all, ik_analytic,  # noqa: F401
                  is_singular, manipulability, singularity, workspace)
 from . import analytical, constraints, contact, geometry, identification, servo, spatial, models, symbolic  # noqa: F401

@@ -21,7 +21,8 @@ import sys
 
 import numpy as np
 
-COMMAND_MODULES = ["artidyn.ik.commands", "artidyn.sim.commands", "artidyn.symbolic.commands"]
+COMMAND_MODULES = ["artidyn.ik.commands", "artidyn.sim.commands", "artidyn.symbolic.commands",
+                   "artidyn.viewer.commands"]
 EXIT_ERROR = 2
 
 

@@ -1,0 +1,79 @@
+"""A 3D viewer in the browser: one self-contained HTML page per robot, posture or trajectory.
+
+>>> page = ad.view(model, q)                       # one posture
+>>> page = ad.view(model, result, "run.html")      # a simulation: time slider, play / pause
+>>> page = ad.view(model, [q0, q1, q2], dt=0.5)    # a list of postures, every 0.5 s
+
+The page (three.js and our viewer script inlined, the scene embedded: no server, no network)
+shows the URDF visual meshes (STL, OBJ, DAE) or primitive shapes, and on request the collision
+shapes, a skeleton (joint to joint), the link frames and the centres of mass; for a contact
+simulation, the contact points and forces. Only the body placements are stored per sample.
+:func:`view` returns a :class:`ViewerPage`, the path of the file; in a Jupyter notebook it
+displays inline.
+"""
+import os
+import pathlib
+import re
+import tempfile
+
+_PathBase = type(pathlib.Path())
+
+
+class ViewerPage(_PathBase):
+    """The path of a viewer page (a ``pathlib.Path``); shown inline by Jupyter."""
+
+    height = 480
+
+    def _repr_html_(self):
+        import html
+        text = self.read_text(encoding="utf-8")
+        return (f'<iframe srcdoc="{html.escape(text, quote=True)}" style="width: 100%; height: {self.height}px; '
+                f'border: 1px solid #ddd;" sandbox="allow-scripts"></iframe>')
+
+
+def _default_path(name):
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or "robot"
+    fd, path = tempfile.mkstemp(prefix=f"artidyn-{safe}-", suffix=".html")
+    os.close(fd)
+    return path
+
+
+def view(model, q=None, path=None, *, times=None, dt=0.04, run=0, visuals=True, collisions=None,
+         skeleton=None, frames=False, com=False, contacts=None, camera=None, autoplay=True, speed=1.0,
+         max_triangles=None, max_frames=None, grid=True):
+    """Write the viewer page of ``model`` and return its path (a :class:`ViewerPage`).
+
+    Parameters
+    ----------
+    model : artidyn.Model
+    q : None (the neutral configuration), (nq,), a list or (S, nq) array of configurations, or
+        a :class:`artidyn.sim.SimulationResult` (its ``t`` and ``q``; run ``run`` of a batch).
+    path : file to write (``.html``); default a new file in the temporary folder.
+    times : (S,) sample times of a list of configurations (default every ``dt`` seconds).
+    visuals, collisions, skeleton, frames, com, contacts : bool or None
+        Layers shown when the page opens (each has a check box in the page). None: the visual
+        meshes if any, else the collision shapes, else the skeleton; contacts when recorded.
+    camera : dict, optional
+        ``azimuth`` (degrees, 0: looking along +y, x to the right; default 35), ``elevation``
+        (degrees above the horizon, default 20), ``target`` (3,), ``distance`` (m).
+    autoplay : bool, start playing a trajectory when the page opens. ``speed``: 1.0 = real time.
+    max_triangles : budget of all distinct visual meshes (default 250 000; larger meshes are
+        simplified so that pages stay below about 10 MB). ``max_frames``: samples kept
+        (default 5000; longer runs are subsampled).
+    grid : draw the ground grid (z = 0).
+    """
+    from . import html as page_html
+    from .scene import MAX_FRAMES, MAX_TRIANGLES, build_scene
+    scene = build_scene(model, q, times=times, run=run, dt=dt, max_frames=max_frames or MAX_FRAMES,
+                        max_triangles=max_triangles or MAX_TRIANGLES)
+    show = page_html.default_show(scene, visual=visuals, collision=collisions, skeleton=skeleton, frames=frames,
+                                  com=com, contacts=contacts)
+    cam = dict(camera or {})
+    cam["grid"] = bool(grid)
+    text = page_html.page(scene, show=show, camera=cam, autoplay=autoplay, speed=speed)
+    out = path if path is not None else _default_path(model.name)
+    page_html.write(text, out)
+    return ViewerPage(os.fspath(out))
+
+
+__all__ = ["view", "ViewerPage"]

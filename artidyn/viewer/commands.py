@@ -1,0 +1,77 @@
+"""``artidyn view``: write the 3D viewer page of a model, a posture or a simulation.
+
+    artidyn view MODEL [--q Q ... [--deg]] [--result run.npz] [--out FILE.html] [--floating-base]
+                 [--collisions] [--frames] [--com] [--no-autoplay]
+
+One self-contained HTML file (open it in a browser; no server, no network). ``--q`` gives a
+posture (default: the neutral configuration), ``--result`` a simulation written by
+``artidyn simulate`` (``simulation.npz`` or ``.csv``), shown with a time slider and play/pause.
+"""
+import pathlib
+import re
+
+
+def register(subparsers):
+    """Add the ``view`` sub-command to an argparse ``subparsers`` object."""
+    from ..cli import add_model_argument
+    p = subparsers.add_parser("view", help="3D view of a model, a posture or a simulation (an HTML page)",
+                              description=" ".join(__doc__.split("\n\n")[2].replace("``", "").split()))
+    add_model_argument(p)
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--q", nargs="+", default=None, metavar="Q",
+                      help="configuration (nq numbers, spaces or commas); default: neutral")
+    what.add_argument("--result", default=None, metavar="RUN.npz",
+                      help="simulation result (.npz or .csv of `artidyn simulate`) to animate")
+    p.add_argument("--deg", action="store_true", help="--q: revolute joint values in degrees")
+    p.add_argument("--out", default=None, metavar="FILE.html", help="page to write (default: <model>.html)")
+    p.add_argument("--floating-base", action="store_true", help="URDF: add a free root joint")
+    p.add_argument("--collisions", action="store_true", help="show the collision shapes when the page opens")
+    p.add_argument("--frames", action="store_true", help="show the link frames when the page opens")
+    p.add_argument("--com", action="store_true", help="show the centres of mass when the page opens")
+    p.add_argument("--no-autoplay", action="store_true", help="do not start playing a trajectory")
+    p.set_defaults(func=cmd_view)
+
+
+def load_model(name, floating_base=False):
+    """The model named on the command line; ``floating_base`` adds a free root joint."""
+    from ..io import load
+    return load(name, **({"floating_base": True} if floating_base else {}))
+
+
+def read_result(path):
+    """A :class:`~artidyn.sim.SimulationResult` from a ``.npz`` or ``.csv`` file."""
+    from ..errors import InputError
+    from ..sim.result import SimulationResult
+    p = pathlib.Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"--result {path}: no such file")
+    if p.suffix.lower() == ".npz":
+        return SimulationResult.from_npz(p)
+    if p.suffix.lower() == ".csv":
+        return SimulationResult.from_csv(p)
+    raise InputError(f"--result {path}: expected a .npz or .csv file written by `artidyn simulate`")
+
+
+def default_out(model):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", model.name or "robot") + ".html"
+
+
+def cmd_view(args):
+    from ..cli import parse_q
+    from ..errors import ShapeError
+    from . import view
+    model = load_model(args.model, args.floating_base)
+    if args.result is not None:
+        data = read_result(args.result)
+        if data.q.shape[-1] != model.nq:
+            raise ShapeError(f"--result {args.result}: q has {data.q.shape[-1]} entries per sample, model "
+                             f"'{model.name}' needs nq = {model.nq}" + ("" if args.floating_base else
+                                                                       " (--floating-base?)"))
+    else:
+        data = parse_q(model, args.q, args.deg)
+    out = args.out or default_out(model)
+    page = view(model, data, out, collisions=True if args.collisions else None, frames=args.frames, com=args.com,
+                autoplay=not args.no_autoplay)
+    frames = f", {len(data.t)} samples" if args.result is not None else ""
+    print(f"wrote {page} ({page.stat().st_size / 1e6:.2f} MB{frames}); open it in a web browser")
+    return 0
