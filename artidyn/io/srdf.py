@@ -9,11 +9,21 @@ name="..." value="..."/> ... </group_state>``)::
     model = artidyn.load_urdf("solo12.urdf", floating_base=True)
     model = apply_srdf(model, "solo.srdf")                  # collision_exclusions extended
     q = srdf_configurations(model, "solo.srdf")["standing"]
+    talos = artidyn.load("talos_full_v2")
+    q = load_postures(talos)["half_sitting"]   # the SRDF found next to model.source (../srdf/)
+
+Values are matched to the model's joints by NAME, so a posture is right whatever the joint order
+(pinocchio's order differs from artidyn's on branched robots: pasting pinocchio's
+``referenceConfigurations["half_sitting"]`` vector puts Talos's sole 6 cm off). A floating base
+``root_joint`` takes [x, y, z, qx, qy, qz, qw]; a continuous joint takes its angle (or pinocchio's
+(cos, sin) pair, converted).
 
 Parsed with the same safe XML reader as URDF (no DTD, no entities, size limits); errors name the
 file and the line. Links are the URDF's, mapped to the model's bodies (lumped links to the body
 that carries them); pairs on one body are dropped (a body never collides with itself).
 """
+import pathlib
+
 import numpy as np
 
 from ..configuration import neutral
@@ -82,8 +92,45 @@ def srdf_configurations(model, path):
             if jn not in model.joint_names:
                 continue        # a joint of another model variant (reduced, fixed) or a fixed one: not ours
             sl = model.q_slice(jn)
+            if values.size == 2 and model.joint_kind[model.joint_id(jn)] == "continuous":
+                values = np.array([np.arctan2(values[1], values[0])])     # pinocchio's (cos, sin)
             if values.size != sl.stop - sl.start:
                 raise ParseError(f"{source}:{j.line}: joint '{jn}' takes {sl.stop - sl.start} values, got {values.size}")
             q[sl] = values
         out[name] = q
     return out
+
+
+def find_srdf(urdf):
+    """The SRDF of a URDF file, or None: in the URDF's folder or its package's ``srdf`` folder
+    (``<package>/urdf/x.urdf`` -> ``<package>/srdf/``), the file named like the URDF, else the one
+    whose name starts the URDF's (``solo.srdf`` for ``solo12.urdf``), the longest such name first.
+    ``urdf`` is a path or a model (its ``source``)."""
+    urdf = pathlib.Path(getattr(urdf, "source", urdf) or "")
+    for folder in (urdf.parent, urdf.parent.parent / "srdf"):
+        if not folder.is_dir():
+            continue
+        files = sorted(folder.glob("*.srdf"))
+        for f in files:
+            if f.stem == urdf.stem:
+                return f
+        prefixed = [f for f in files if urdf.stem.startswith(f.stem)]
+        if prefixed:
+            return max(prefixed, key=lambda f: len(f.stem))
+    return None
+
+
+def load_postures(model, path=None):
+    """The SRDF's reference postures ``{name: q}`` (``<group_state>``) in artidyn's convention.
+
+    ``path`` None: the SRDF found next to the model's URDF (:func:`find_srdf` of
+    ``model.source``; for an example-robot-data robot, its package's SRDF). Joints are matched
+    by name; joints the SRDF leaves out keep their neutral value. Raises FileNotFoundError when
+    no SRDF is found, ParseError (file:line) for a malformed one.
+    """
+    if path is None:
+        path = find_srdf(model)
+        if path is None:
+            raise FileNotFoundError(f"no SRDF found for model '{model.name}' next to {model.source!r} "
+                                    f"(looked in its folder and in ../srdf); pass path=")
+    return srdf_configurations(model, path)
