@@ -343,7 +343,7 @@ def test_plots_are_written(tmp_path, dp_runs):
     r = runs[("rk4", 2e-3)]
     files = [tmp_path / "all.png", tmp_path / "energy.png", tmp_path / "tau.png"]
     fig = r.plot(files[0])
-    assert len(fig.axes) == 4
+    assert len(fig.axes) == 5   # q, v, tau of the double pendulum's one group, then energy and its drift
     plot_energy(r, files[1])
     plot_torques(r.t, r.v, ["j1", "j2"], files[2], limits=[1.0, np.inf])
     for f in files:

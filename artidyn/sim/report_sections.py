@@ -130,7 +130,7 @@ def quintic_torques_section(model, ctx):
         ok = "-" if not (np.isfinite(lim) and lim > 0) else ("EXCEEDED" if peak > lim else f"{100 * peak / lim:.1f} %")
         rows.append([n, fmt(peak), fmt(t[peak_at[k]], 3), fmt(lim), ok])
     image = _save(ctx, plot_torques, "torques_quintic.png", t, tau, names, limits=model.effort_limit,
-                  title=f"{model.name}: inverse dynamics along a {QUINTIC_T:g} s quintic motion")
+                  title=f"{model.name}: inverse dynamics along a {QUINTIC_T:g} s quintic motion", model=model)
     inside = bool(np.all(within_limits(model, q)))
     lines = ["## Torques along a quintic motion", "",
              f"Rest-to-rest quintic (s = 10u³ - 15u⁴ + 6u⁵) in {QUINTIC_T:g} s from the neutral posture to "

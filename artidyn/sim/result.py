@@ -168,13 +168,15 @@ class SimulationResult:
         return cls(data[:n1, col["t"]], q, v, a, tau, energy, q_names=q_names, v_names=v_names)
 
     # --- plots ---------------------------------------------------------------------------------
-    def plot(self, path=None, what=("q", "v", "tau", "energy"), run=0):
-        """A figure with one panel per item of ``what`` (among q, v, a, tau, energy, and contact for
-        runs with contacts: the contact force on each touching body, impacts dotted).
+    def plot(self, path=None, what=("q", "v", "tau", "energy"), run=0, **options):
+        """A figure with one row of panels per limb or group of joints and one column per item of
+        ``what`` (among q, v, a, tau, energy, and contact for runs with contacts: the contact force
+        on each touching body, impacts dotted); ``options`` as :func:`artidyn.sim.plots.plot_result`
+        (``model=`` for the tree's groups, units and limits, ``html=``, ``angles=``).
 
         Saved as PNG (or any matplotlib format, from the suffix) when ``path`` is given.
         Returns the matplotlib Figure (Agg canvas: no window is opened).
         """
         from .plots import plot_result
 
-        return plot_result(self, path=path, what=what, run=run)
+        return plot_result(self, path=path, what=what, run=run, **options)
