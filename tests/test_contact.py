@@ -313,7 +313,7 @@ def test_a_stack_of_three_boxes_stands():
     np.testing.assert_allclose(run.q, np.broadcast_to(run.q[0], run.q.shape), atol=1e-6)
     F = run.contact_forces[-1]
     np.testing.assert_allclose(F[1:, 2], np.array(masses) * G, rtol=1e-8)        # each box: its weight, held
-    np.testing.assert_allclose(F[1:, :2], 0.0, atol=1e-8)
+    np.testing.assert_allclose(F[1:, :2], 0.0, atol=1e-6)     # the solver's tol, 1e-10 N s per contact, over dt
     assert all(len(c.gap) == 12 for c in run.contacts[1:])                         # 3 faces x 4 corners
 
 

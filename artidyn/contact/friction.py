@@ -266,6 +266,39 @@ def _local_fixed_point(A, c, mu, lam_prev, n_iter=200):
 
 # --- ADMM -------------------------------------------------------------------------------------
 
+POWER_ITERATIONS, POWER_TOL = 100, 1e-4
+
+
+def largest_eigenvalue(G):
+    """The largest eigenvalue of the symmetric positive semi-definite G (>= 0) by power iteration
+    from the unit vector of ones: Rayleigh quotients until two agree to POWER_TOL (relative)."""
+    m = G.shape[0]
+    x = np.full(m, 1.0 / np.sqrt(m)) if m else np.zeros(0)
+    L = 0.0
+    for _ in range(POWER_ITERATIONS):
+        y = G @ x
+        ny = float(np.sqrt(y @ y))
+        if ny == 0.0:
+            return 0.0
+        L_new = float(x @ y)
+        x = y / ny
+        if abs(L_new - L) <= POWER_TOL * abs(L_new):
+            return max(L_new, 0.0)
+        L = L_new
+    return max(L, 0.0)
+
+
+def positive_semidefinite(G):
+    """True when G + 1e-9 max(1, max G_ii) I has a Cholesky factor."""
+    if not G.size:
+        return True
+    try:
+        np.linalg.cholesky(G + 1e-9 * max(1.0, float(np.max(np.diag(G)))) * np.eye(G.shape[0]))
+    except np.linalg.LinAlgError:
+        return False
+    return True
+
+
 def admm(G, b, mu, tol, max_iter, lam0=None, mu_prox=1e-6, tau=0.5, rho_power=0.2,
          rho_power_factor=0.05, ratio_primal_dual=10.0):
     """ADMM on min 1/2 x'Gx + (b + s)'x, x = y ∈ K, with the De Saxcé shift s updated each step.
@@ -274,23 +307,25 @@ def admm(G, b, mu, tol, max_iter, lam0=None, mu_prox=1e-6, tau=0.5, rho_power=0.
         s = (mu |z_t|, 0, 0)
         (G + (mu_prox + tau rho) I) x = -(b + s) + tau rho y + mu_prox x + z
         y = P_K(x - z / (tau rho));   z <- z - tau rho (x - y)
-    Spectral rho = sqrt(L m) (L / m)^rho_power with L, m the extreme eigenvalues of G + mu_prox;
+    Spectral rho = sqrt(L m) (L / m)^rho_power with L the largest eigenvalue of G + mu_prox (power
+    iteration) and m = mu_prox (G is only semi-definite: a redundant contact makes it singular);
     rho_power moves by rho_power_factor when the primal and dual ADMM residuals differ by more
     than ratio_primal_dual. The defaults are Pinocchio's. One iteration is one (x, y, z) update.
     """
     from scipy.linalg import cho_factor, cho_solve   # here: scipy.linalg costs 0.2 s at import artidyn
 
-    eig = np.linalg.eigvalsh(G) if G.size else np.zeros(1)
-    if eig[0] < -1e-9 * max(1.0, abs(eig[-1])):
-        raise InputError(f"G is not positive semi-definite (smallest eigenvalue {eig[0]:.3g}); "
-                         "ADMM needs a Delassus matrix J M^-1 J^T (try method='pgs')")
-    L, m = max(eig[-1], 0.0) + mu_prox, max(eig[0], 0.0) + mu_prox
-    rho = max(np.sqrt(L * m) * (L / m) ** rho_power, 1e-8)
     y = np.zeros(b.size) if lam0 is None else _project_K(lam0.reshape(-1, 3), mu).ravel()
     x = y.copy()
     u = G @ y + b
     z = de_saxce(u.reshape(-1, 3), mu).ravel()
     res = residuals(y.reshape(-1, 3), u.reshape(-1, 3), mu)
+    if converged(res, tol):          # the start solves it (a warm start at rest): nothing to factor
+        return y, u, res, 0, "converged"
+    if not positive_semidefinite(G):
+        raise InputError("G is not positive semi-definite (no Cholesky factor of G + 1e-9 max(1, max G_ii) I); "
+                         "ADMM needs a Delassus matrix J M^-1 J^T (try method='pgs')")
+    L, m = largest_eigenvalue(G) + mu_prox, mu_prox
+    rho = max(np.sqrt(L * m) * (L / m) ** rho_power, 1e-8)
     factor = cho_factor(G + (mu_prox + tau * rho) * np.eye(b.size))
     it, status = 0, None
     while not converged(res, tol) and it < max_iter:

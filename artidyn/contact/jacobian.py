@@ -18,12 +18,22 @@ from ..geometry import contact_candidates
 from ..kinematics import body_placements, jacobian
 
 
+AXIS_TIE = 1e-12      # components of n within this of the smallest count as equal (the first is taken)
+
+
+def _least_aligned(N):
+    """Index of the world axis least aligned with each row of N (k, 3): the first whose |n_i| is
+    within AXIS_TIE of the smallest, so that round-off in a normal never flips the tangents."""
+    A = np.abs(N)
+    return np.argmax(A <= A.min(axis=1, keepdims=True) + AXIS_TIE, axis=1)
+
+
 def tangents(n):
     """Two unit tangents (t1, t2) completing the unit normal n to a right-handed frame [n, t1, t2];
     t1 is made from the world axis least aligned with n (deterministic)."""
     n = np.asarray(n, dtype=float)
     e = np.zeros(3)
-    e[int(np.argmin(np.abs(n)))] = 1.0
+    e[int(_least_aligned(n[None])[0])] = 1.0
     t1 = np.cross(n, e)
     t1 /= np.linalg.norm(t1)
     return t1, np.cross(n, t1)
@@ -33,7 +43,7 @@ def contact_frames(normals):
     """(k, 3, 3): the columns n, t1, t2 of each contact frame (as :func:`tangents`, vectorised)."""
     n = np.asarray(normals, dtype=float).reshape(-1, 3)
     e = np.zeros_like(n)
-    e[np.arange(n.shape[0]), np.argmin(np.abs(n), axis=1)] = 1.0
+    e[np.arange(n.shape[0]), _least_aligned(n)] = 1.0
     t1 = np.cross(n, e)
     t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
     return np.stack([n, t1, np.cross(n, t1)], axis=2)

@@ -31,6 +31,7 @@ from .settings import ContactSettings
 from .solvers import solve_contacts
 
 
+SLIP_TOL = 1e-9     # m/s: |u_t| below which a frictional contact counts as sticking (the events)
 ACTIVE_TOL = 1e-9   # m: a predicted gap below this counts as closed (a resting face's corners, at 0 +- rounding)
 
 
@@ -48,6 +49,7 @@ class ActiveContacts(NamedTuple):
     impulse: np.ndarray
     u_after: np.ndarray
     u_before: np.ndarray
+    key: np.ndarray = None       # (k,) int: which contact this is, from step to step (see contact_keys)
 
 
 class ActiveLimits(NamedTuple):
@@ -134,8 +136,43 @@ def _sequential_impacts(W, u, e, mu, s, max_sweeps=1000):
     return P
 
 
+def contact_keys(model, shape_a, shape_b):
+    """An integer per contact that names it from one step to the next: its pair of shapes and its
+    rank among that pair's contacts, ``(shape_a * n_shapes + shape_b) * 64 + rank``."""
+    ns = max(len(model.collisions), 1)
+    pair = np.asarray(shape_a, dtype=np.int64) * ns + np.asarray(shape_b, dtype=np.int64)
+    rank = np.zeros(pair.size, dtype=np.int64)
+    for i in range(1, pair.size):
+        if pair[i] == pair[i - 1]:
+            rank[i] = rank[i - 1] + 1
+    return pair * 64 + rank
+
+
+def warm_start(warm, keys, ldof, lside):
+    """The impulses (3 (k + l),) of the previous step's contacts and limits (a :class:`StepResult`)
+    for those of this step with the same key (the others: zero)."""
+    k, nl = len(keys), len(ldof)
+    lam = np.zeros(3 * (k + nl))
+    C, L = warm.contacts, warm.limits
+    if C.key is not None and len(C.key):
+        where = {int(x): i for i, x in enumerate(C.key)}
+        for i, x in enumerate(keys):
+            j = where.get(int(x))
+            if j is not None:
+                lam[3 * i:3 * i + 3] = C.impulse[j]
+    if L is not None and len(L.dof):
+        where = {(int(d), float(sd)): i for i, (d, sd) in enumerate(zip(L.dof, L.side))}
+        for i, (d, sd) in enumerate(zip(ldof, lside)):
+            j = where.get((int(d), float(sd)))
+            if j is not None:
+                lam[3 * (k + i)] = L.impulse[j]
+    return lam
+
+
 def moreau_jean_step(model, q, v, tau, h, settings=None, f_ext=None, friction=True, warm=None):
-    """One Moreau-Jean step from (q, v) with torques tau over the step ``h``: a :class:`StepResult`."""
+    """One Moreau-Jean step from (q, v) with torques tau over the step ``h``: a :class:`StepResult`.
+    ``warm``: the previous step's result; its impulses start the solver for the contacts and
+    limits found again (matched by :func:`contact_keys`)."""
     s = ContactSettings() if settings is None else settings
     T = body_placements(model, q)
     M = crba(model, q)
@@ -145,7 +182,8 @@ def moreau_jean_step(model, q, v, tau, h, settings=None, f_ext=None, friction=Tr
         if model.collisions else None
     k = 0 if cand is None else len(cand.distance)
     ldof, lside, lgap = _active_limits(model, q, v, h, s) if s.joint_limits else (np.zeros(0, int),) * 3
-    empty = ActiveContacts(*(np.zeros((0,) + sh) for sh in ((), (), (3,), (3,), (3, 3), (), (3,), (3,), (3,))))
+    empty = ActiveContacts(*(np.zeros((0,) + sh) for sh in ((), (), (3,), (3,), (3, 3), (), (3,), (3,), (3,))),
+                           key=np.zeros(0, dtype=np.int64))
     if k:
         frames = contact_frames(cand.normal)
         J = contact_jacobian(model, q, cand, frames, T)
@@ -156,13 +194,14 @@ def moreau_jean_step(model, q, v, tau, h, settings=None, f_ext=None, friction=Tr
         q_new = integrate(model, q, h * (s.theta * v_new + (1.0 - s.theta) * v))
         return StepResult(q_new, v_new, empty, "no contact", 0.0, 0, NO_LIMITS)
     if k:
+        keys = contact_keys(model, cand.shape_a, cand.shape_b)[active]
         rows = np.repeat(active, 3)
         J, frames, u_before = J[rows], frames[active], u_before[active]
         cand = select_contacts(cand, active)
         k = int(active.sum())
     else:
         J, frames, u_before = np.zeros((0, model.nv)), np.zeros((0, 3, 3)), np.zeros((0, 3))
-        cand = None
+        cand, keys = None, np.zeros(0, dtype=np.int64)
     n_l = ldof.size
     if n_l:                          # each active limit: a frictionless "contact" on its dof
         L = np.zeros((3 * n_l, model.nv))
@@ -179,8 +218,9 @@ def moreau_jean_step(model, q, v, tau, h, settings=None, f_ext=None, friction=Tr
         e = np.zeros_like(e)
     b = J @ v_free
     b[0::3] += e * (J @ v)[0::3]
+    lam0 = None if warm is None or s.impacts == "sequential" else warm_start(warm, keys, ldof, lside)
     sol = solve_contacts(W, b, mu, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter,
-                         warm_start=warm)
+                         warm_start=lam0)
     P = np.asarray(sol.lam, dtype=float) + P_seq
     v_new = v_free + MinvJt @ np.asarray(sol.lam, dtype=float)
     q_new = integrate(model, q, h * (s.theta * v_new + (1.0 - s.theta) * v))
@@ -188,6 +228,6 @@ def moreau_jean_step(model, q, v, tau, h, settings=None, f_ext=None, friction=Tr
     res = max((float(x) for x in sol.residuals.values()), default=0.0)
     contacts = empty if not k else ActiveContacts(
         np.asarray(cand.body_a), np.asarray(cand.body_b), np.asarray(cand.point_a), np.asarray(cand.point_b), frames,
-        np.asarray(cand.distance), P[:3 * k].reshape(k, 3), u_after, u_before)
+        np.asarray(cand.distance), P[:3 * k].reshape(k, 3), u_after, u_before, keys)
     limits = ActiveLimits(ldof, lside, lgap, P[3 * k::3]) if n_l else NO_LIMITS
     return StepResult(q_new, v_new, contacts, sol.status, res, int(sol.iterations), limits)

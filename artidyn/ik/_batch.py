@@ -8,6 +8,8 @@ random postures, until one converges. The chain comes packed in two arrays (``ci
 import numpy as np
 from numba import njit
 
+from ..kernels import _cache  # noqa: F401  (one cache stamp over every compiled module)
+
 from ._kernels import CONVERGED, MAX_ITER, REACH, copy_into, fk_jac, task_error
 from ._lm import _energy, attempt
 

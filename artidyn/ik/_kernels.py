@@ -22,6 +22,8 @@ secondary objective) moves towards a reference posture and away from the limits 
 import numpy as np
 from numba import njit
 
+from ..kernels import _cache  # noqa: F401  (one cache stamp over every compiled module)
+
 REVOLUTE, PRISMATIC, SPHERICAL, FREE = 0, 1, 2, 3
 # outcome of one attempt (REACH: the target is beyond the chain's reach bound, no attempt made)
 CONVERGED, UNREACHABLE, SINGULAR, LIMITS, MAX_ITER, REACH = 0, 1, 2, 3, 4, 5

@@ -13,6 +13,8 @@ joints resting on their limits are held there: the error would decrease only pas
 import numpy as np
 from numba import njit
 
+from ..kernels import _cache  # noqa: F401  (one cache stamp over every compiled module)
+
 from ._kernels import (CONVERGED, LIMITS, MAX_ITER, SINGULAR, UNREACHABLE, chol_solve, copy_into, fk_jac,
                        integrate_chain, local_jacobian, task_error)
 

@@ -17,13 +17,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..contact.moreau_jean import moreau_jean_step
+from ..contact.moreau_jean import SLIP_TOL, moreau_jean_step
 from ..contact.settings import ContactSettings
 from ..dynamics import kinetic_energy, potential_energy
 from ..errors import InputError, SimulationError
 from .result import Energy, SimulationResult
 
-SLIP_TOL = 1e-9    # |u_t| (m/s) below which a frictional contact counts as sticking
 
 
 class ContactEvent(NamedTuple):
@@ -54,13 +53,20 @@ def _sliding(C):
 
 
 def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=None, method="moreau_jean",
-                     f_ext=None, friction=True):
+                     f_ext=None, friction=True, route="auto"):
     """Simulate with contacts from (q0, v0): see the module docstring. ``tau``: a constant, one row
-    per step, or a function ``tau(t, q, v)`` (held over the step)."""
+    per step, or a function ``tau(t, q, v)`` (held over the step). ``route`` (Moreau-Jean):
+    "auto" runs the whole loop compiled (:mod:`artidyn.contact.compiled`) when the run fits it
+    (ADMM on the exact cone, simultaneous impacts, torques constant or tabled, shapes among
+    sphere, capsule, box, half-space) and the readable loop otherwise; "compiled" (an error when it
+    does not fit) or "reference" force one. Both give the same results; ``stats["route"]`` says
+    which ran."""
     from .simulate import coordinate_names, one_state, time_grid
 
     if method not in ("moreau_jean", "event_driven"):
         raise InputError(f"simulate with contact: method must be 'moreau_jean' or 'event_driven', got {method!r}")
+    if route not in ("auto", "compiled", "reference"):
+        raise InputError(f"simulate with contact: route must be 'auto', 'compiled' or 'reference', got {route!r}")
     s = contact if contact is not None else ContactSettings()
     if not isinstance(s, ContactSettings):
         raise InputError(f"simulate: contact must be an artidyn.contact.ContactSettings, got {type(s).__name__}")
@@ -74,12 +80,19 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     t = time_grid(t_final, dt)
     h = float(t[1] - t[0])
     S = t.size
+    from ..contact import compiled
+    why = compiled.unfit(model, s, tau)
+    if route == "compiled" and why:
+        raise InputError(f"simulate with contact: the compiled route does not take {why}")
+    if route != "reference" and not why:
+        return _compiled(model, q, v, tau, t, h, s, f_ext, friction)
     table = None if callable(tau) else np.asarray(tau, dtype=float)
     out_q, out_v, out_a, out_tau = (np.zeros((S, n)) for n in (model.nq, model.nv, model.nv, model.nv))
     forces = np.zeros((S, model.nb + 1, 3))
     contacts, events = [], []
     prev_pairs, prev_slide, prev_limits = set(), {}, set()
     worst = 0.0
+    step = None
     start = time.perf_counter()
     for k in range(S):
         if callable(tau):
@@ -89,7 +102,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
         else:
             tk = np.broadcast_to(table, (model.nv,))
         out_q[k], out_v[k], out_tau[k] = q, v, tk
-        step = moreau_jean_step(model, q, v, tk, h, s, f_ext=f_ext, friction=friction)
+        step = moreau_jean_step(model, q, v, tk, h, s, f_ext=f_ext, friction=friction, warm=step)
         if not (np.all(np.isfinite(step.q)) and np.all(np.isfinite(step.v))):
             raise SimulationError(f"simulate with contact: the state became non-finite at t = {t[k]:.6g} s (step {k}, "
                                   f"dt = {h:.3g} s); try a smaller dt")
@@ -130,6 +143,44 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
                               method=method, dt=h, wall_time=wall,
                               stats={"accepted_steps": S - 1, "route": "reference", "max_solver_residual": worst})
     result.contacts, result.contact_forces, result.events = contacts, forces, events
+    result.contact_body_names = list(model.body_names)
+    return result
+
+
+def _compiled(model, q, v, tau, t, h, s, f_ext, friction):
+    """The Moreau-Jean run on the compiled route (:func:`artidyn.contact.compiled.run`)."""
+    from ..contact import compiled
+    from ..kernels.contact_sim import IMPACT, LIFT_OFF, LIMIT, SLIP, STICK
+    from .simulate import coordinate_names
+
+    S = t.size
+    T = np.asarray(tau, dtype=float)
+    if T.ndim > 2 or (T.ndim >= 1 and T.shape[-1] != model.nv and T.size != 1):
+        raise InputError(f"simulate with contact: tau must be a number, ({model.nv},) or (steps, {model.nv}), "
+                         f"got shape {T.shape}")
+    tau_v = np.ascontiguousarray(np.broadcast_to(T, (1, model.nv)) if T.ndim <= 1 else
+                                 np.vstack([T, np.repeat(T[-1:], max(0, S - T.shape[0]), axis=0)])[:S])
+    start = time.perf_counter()
+    out = compiled.run(model, q, v, tau_v, f_ext, friction, h, S - 1, s)
+    wall = time.perf_counter() - start
+    names = model.body_names
+    events = []
+    for k, kind, a, b in out["events"]:
+        if kind == LIMIT:
+            events.append(ContactEvent(float(t[k]), "limit", _dof_joint(model, a), "lower" if b > 0 else "upper"))
+        else:
+            label = {IMPACT: "impact", LIFT_OFF: "lift-off", SLIP: "slip", STICK: "stick"}[kind]
+            events.append(ContactEvent(float(t[k]), label, names[a], names[b]))
+    out_q, out_v = out["q"], out["v"]
+    kin, pot = out["energy"][:, 0].copy(), out["energy"][:, 1].copy()
+    result = SimulationResult(t, out_q, out_v, out["a"], out["tau"], Energy(kin, pot, kin + pot),
+                              model_name=model.name, q_names=coordinate_names(model, "q"),
+                              v_names=coordinate_names(model, "v"), method="moreau_jean", dt=h, wall_time=wall,
+                              stats={"accepted_steps": S - 1, "route": "compiled",
+                                     "max_solver_residual": float(out["residual"].max(initial=0.0)),
+                                     "solver_iterations": int(out["iterations"].sum()),
+                                     "reference_steps": out["fallback"]})
+    result.contacts, result.contact_forces, result.events = out["contacts"], out["forces"], events
     result.contact_body_names = list(model.body_names)
     return result
 

@@ -1,0 +1,188 @@
+"""The compiled Moreau-Jean run: packing the model's shapes for the kernels, the run with its
+resumptions, and the stored contacts read back as the reference route gives them.
+
+:func:`unfit` says why a run cannot take the compiled route ("" when it can): the ADMM solver on
+the exact cone with simultaneous impacts (the defaults of :class:`ContactSettings`), torques as
+a constant or a table, and collision shapes among sphere, capsule, box and half-space. Everything
+else runs on the readable route, with the same results (the tests hold the two routes equal).
+"""
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..dynamics import kinetic_energy, potential_energy
+from ..geometry import Box, Capsule, HalfSpace, Sphere
+from ..geometry.broadphase import collision_pairs
+from .moreau_jean import (NO_LIMITS, SLIP_TOL, ActiveContacts, ActiveLimits, StepResult, limit_rows,
+                          moreau_jean_step)
+
+KINDS = {Sphere: 0, Capsule: 1, Box: 2, HalfSpace: 3}
+# the most contacts a pair may give: (kind a, kind b) unordered
+_MOST = {frozenset([0, 3]): 1, frozenset([1, 3]): 2, frozenset([2, 3]): 8, frozenset([0]): 1, frozenset([0, 1]): 1,
+         frozenset([1]): 1, frozenset([0, 2]): 1, frozenset([2]): 16, frozenset([1, 2]): 0}
+
+
+def unfit(model, settings, tau):
+    """Why the compiled route does not take this run ("" when it does)."""
+    s = settings
+    if s.solver != "admm" or s.cone != "soc" or s.impacts != "simultaneous":
+        return "solver / cone / impacts other than 'admm' / 'soc' / 'simultaneous'"
+    if callable(tau):
+        return "torques given as a function"
+    for c in getattr(model, "collisions", ()):
+        if type(c.shape) not in KINDS:
+            return f"collision shape '{c.name}' ({type(c.shape).__name__}: GJK/EPA by coal)"
+    return ""
+
+
+def packed_shapes(model):
+    """SH (ns, 6), PL (ns, 4, 4), PAIRS (np, 2) and the most contacts of a step; cached."""
+    out = model._cache.get("contact.compiled")
+    if out is not None:
+        return out
+    cols = model.collisions
+    SH = np.zeros((len(cols), 6))
+    PL = np.zeros((len(cols), 4, 4))
+    for i, c in enumerate(cols):
+        sh = c.shape
+        SH[i, 0], SH[i, 1] = c.body, KINDS[type(sh)]
+        if isinstance(sh, Sphere):
+            SH[i, 2] = sh.radius
+        elif isinstance(sh, Capsule):
+            SH[i, 2:4] = sh.radius, sh.length
+        elif isinstance(sh, Box):
+            SH[i, 2:5] = sh.half
+        else:
+            SH[i, 2:5], SH[i, 5] = sh.normal, sh.offset
+        PL[i] = c.placement
+    pairs = np.ascontiguousarray(collision_pairs(model), dtype=np.int64).reshape(-1, 2)
+    cap = sum(_MOST[frozenset([int(SH[a, 1]), int(SH[b, 1])])] for a, b in pairs)
+    out = model._cache["contact.compiled"] = (SH, PL, pairs, int(cap))
+    return out
+
+
+class ContactLog(Sequence):
+    """The contacts of every sample of a compiled run, one :class:`ActiveContacts` per sample,
+    made when asked for (a run stores them packed)."""
+
+    def __init__(self, OFF, CI, CF):
+        self._off, self._ci, self._cf = OFF, CI, CF
+
+    def __len__(self):
+        return self._off.size - 1
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        n = len(self)
+        if not -n <= k < n:
+            raise IndexError(f"sample {k} out of range ({n} samples)")
+        k = k % n
+        lo, hi = int(self._off[k]), int(self._off[k + 1])
+        CI, CF = self._ci[lo:hi], self._cf[lo:hi]
+        return ActiveContacts(CI[:, 0].copy(), CI[:, 1].copy(), CF[:, 0:3].copy(), CF[:, 3:6].copy(),
+                              CF[:, 6:15].reshape(-1, 3, 3).copy(), CF[:, 15].copy(), CF[:, 16:19].copy(),
+                              CF[:, 19:22].copy(), CF[:, 22:25].copy(), CI[:, 2].copy())
+
+
+def _stored_step(OFF, CI, CF, LOFF, LI, LF, k):
+    """Step k's contacts and limits as a :class:`StepResult` (what a warm start reads)."""
+    C = ContactLog(OFF[:k + 2], CI, CF)[k]
+    lo, hi = int(LOFF[k]), int(LOFF[k + 1])
+    L = ActiveLimits(LI[lo:hi].copy(), LF[lo:hi, 0].copy(), LF[lo:hi, 1].copy(), LF[lo:hi, 2].copy())
+    return StepResult(None, None, C, "", 0.0, 0, L)
+
+
+def _grow(a, rows):
+    out = np.empty((max(rows, 2 * a.shape[0]),) + a.shape[1:], dtype=a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+def run(model, q, v, tau_v, f_ext, friction, h, nsteps, s):
+    """The run of :func:`artidyn.sim.contact_run.simulate_contact` on the compiled route: a dict
+    of the outputs (q, v, a, tau, energy (S, 2: kinetic, potential), forces, residual, contacts (a :class:`ContactLog`), limits (a
+    list of :class:`ActiveLimits`), event tuples (sample, kind, a, b), fallback steps)."""
+    from ..errors import SimulationError
+    from ..kernels import contact_sim as K
+    from ..kernels import dispatch
+
+    B = dispatch._table(model)
+    SH, PL, PAIRS, cap = packed_shapes(model)
+    LIM = np.array([r for r in limit_rows(model)], dtype=float).reshape(-1, 4) if s.joint_limits else np.zeros((0, 4))
+    ST = np.array([s.friction, s.restitution, s.margin, s.theta, s.gamma, s.tol, s.max_iter, s.limit_restitution],
+                  dtype=float)
+    F = dispatch._NO_F if f_ext is None else np.ascontiguousarray(f_ext, dtype=float)
+    opts = (dispatch.FRICTION if friction else 0) | (dispatch.HAS_FEXT if f_ext is not None else 0)
+    S = nsteps + 1
+    out_q, out_v = np.zeros((S, model.nq)), np.zeros((S, model.nv))
+    out_a, out_tau = np.zeros((S, model.nv)), np.zeros((S, model.nv))
+    forces, energy = np.zeros((S, model.nb + 1, 3)), np.zeros((S, 2))
+    residual, iters = np.zeros(S), np.zeros(S, dtype=np.int64)
+    OFF, LOFF = np.zeros(S + 1, dtype=np.int64), np.zeros(S + 1, dtype=np.int64)
+    guess = max(16, min(cap * S, 1 << 20))       # every candidate active at every step, or 1 M contacts
+    CI, CF = np.empty((guess, 3), dtype=np.int64), np.empty((guess, 25))
+    LI, LF = np.zeros(max(16, S // 8), dtype=np.int64), np.zeros((max(16, S // 8), 3))
+    info = np.zeros(5, dtype=np.int64)
+    q, v = np.array(q, dtype=float), np.array(v, dtype=float)
+    fallback = []
+    k0 = 0
+    while True:
+        code = K.moreau_jean_run(B, SH, PL, PAIRS, LIM, q, v, tau_v, F, opts, h, k0, nsteps, ST, cap, out_q, out_v,
+                                 out_a, out_tau, energy, forces, residual, iters, OFF, CI, CF, LOFF, LI, LF, info)
+        k = int(info[K.I_STEP])
+        if code == K.OK:
+            break
+        if code == K.CODE_FULL:
+            CI, CF = _grow(CI, CI.shape[0] + cap + 1), _grow(CF, CF.shape[0] + cap + 1)
+            LI, LF = _grow(LI, LI.shape[0] + 2 * len(LIM) + 1), _grow(LF, LF.shape[0] + 2 * len(LIM) + 1)
+            k0 = k
+            continue
+        if code == K.CODE_FALLBACK:      # this step on the reference route, then on again
+            fallback.append(k)
+            tk = tau_v[k if tau_v.shape[0] > 1 else 0]
+            st = moreau_jean_step(model, q, v, tk, h, s, f_ext=f_ext, friction=friction,
+                                  warm=_stored_step(OFF, CI, CF, LOFF, LI, LF, k - 1) if k > 0 else None)
+            C, L = st.contacts, st.limits
+            nc, nl = int(info[K.I_NC]), int(info[K.I_NL])
+            if nc + len(C.gap) > CI.shape[0]:
+                CI, CF = _grow(CI, nc + len(C.gap)), _grow(CF, nc + len(C.gap))
+            if nl + len(L.dof) > LI.shape[0]:
+                LI, LF = _grow(LI, nl + len(L.dof)), _grow(LF, nl + len(L.dof))
+            out_q[k], out_v[k], out_tau[k], out_a[k] = q, v, tk, (st.v - v) / h
+            energy[k] = kinetic_energy(model, q, v), potential_energy(model, q)
+            residual[k], iters[k] = st.residual, st.iterations
+            OFF[k], LOFF[k] = nc, nl
+            kc = len(C.gap)
+            CI[nc:nc + kc, 0], CI[nc:nc + kc, 1], CI[nc:nc + kc, 2] = C.body_a, C.body_b, C.key
+            CF[nc:nc + kc] = np.column_stack([C.point_a, C.point_b, C.frames.reshape(-1, 9), C.gap, C.impulse,
+                                              C.u_after, C.u_before]) if kc else CF[nc:nc]
+            world = np.einsum("kij,kj->ki", C.frames, C.impulse) / h
+            forces[k] = 0.0
+            for a, b, f in zip(C.body_a, C.body_b, world):
+                forces[k, int(a)] += f
+                forces[k, int(b)] -= f
+            kl = len(L.dof)
+            LI[nl:nl + kl] = L.dof
+            LF[nl:nl + kl] = np.column_stack([L.side, L.gap, L.impulse]) if kl else LF[nl:nl]
+            info[K.I_NC], info[K.I_NL] = nc + kc, nl + kl
+            OFF[k + 1], LOFF[k + 1] = nc + kc, nl + kl
+            if k == nsteps:
+                break
+            q, v = np.array(st.q), np.array(st.v)
+            k0 = k + 1
+            continue
+        what = {K.NONFINITE: "the state became non-finite", K.SINGULAR: "the mass matrix is not positive definite",
+                K.SOLVER: "the Delassus matrix is not positive semi-definite"}.get(
+            code, "the dynamics could not be evaluated (invalid state or input)")
+        raise SimulationError(f"simulate with contact: {what} at t = {k * h:.6g} s (step {k}, dt = {h:.3g} s); "
+                              f"try a smaller dt")
+    nc, nl = int(info[K.I_NC]), int(info[K.I_NL])
+    CI, CF, LI, LF = CI[:nc], CF[:nc], LI[:nl], LF[:nl]
+    limits = [NO_LIMITS if LOFF[k] == LOFF[k + 1] else
+              ActiveLimits(LI[LOFF[k]:LOFF[k + 1]].copy(), LF[LOFF[k]:LOFF[k + 1], 0].copy(),
+                           LF[LOFF[k]:LOFF[k + 1], 1].copy(), LF[LOFF[k]:LOFF[k + 1], 2].copy())
+              for k in range(S)] if nl else None
+    events = K.contact_events(OFF, CI, CF, LOFF, LI, LF, S, model.nb + 1, s.friction > 0, SLIP_TOL)
+    return dict(q=out_q, v=out_v, a=out_a, tau=out_tau, energy=energy, forces=forces, residual=residual, iterations=iters,
+                contacts=ContactLog(OFF, CI, CF), limits=limits, events=events.tolist(), fallback=fallback)

@@ -1,0 +1,349 @@
+"""Compiled narrow phase for primitive shapes; mirrors :mod:`artidyn.geometry.closed_form` and
+:func:`artidyn.geometry.collision.contacts` (Ericson, "Real-Time Collision Detection", 2005, ch. 5).
+
+The shapes of a model are packed in a table ``SH`` (one row per collision shape: body, kind, then
+the parameters) and their placements in their bodies ``PL`` (ns, 4, 4):
+
+========== ===================================================================
+kind       parameters (columns 2 ..)
+========== ===================================================================
+SPHERE     radius
+CAPSULE    radius, length (along the shape's z axis)
+BOX        half side lengths x, y, z
+HALFSPACE  unit normal (3), offset: the solid ``n . x <= offset`` (shape axes)
+========== ===================================================================
+
+:func:`pair_contacts` appends the contacts ``(d, n, p_a, p_b)`` of one pair with ``d <= margin``
+to a buffer, in the order of the reference code (so that both routes build the same contact
+problem): one contact for most pairs, a box's corners or a capsule's end spheres on a half-space,
+the corner-face contacts of two boxes. Two boxes touching edge to edge (no corner over a face) are
+what the reference hands to coal's GJK/EPA: :data:`FALLBACK`, the caller takes that step on the
+reference route.
+"""
+import math
+
+import numba as nb
+
+SPHERE, CAPSULE, BOX, HALFSPACE = 0, 1, 2, 3
+SB, SK, SP = 0, 1, 2                # columns of SH: body, kind, first parameter
+TINY = 1e-12
+TIE = 1e-12
+# contact buffer CC (cap, 10): d, n (3), p_a (3), p_b (3)
+FULL, FALLBACK = -1, -2             # returned instead of a count
+
+
+@nb.njit(inline="always")
+def _put(CC, k, d, n0, n1, n2, a0, a1, a2, b0, b1, b2):
+    if k >= CC.shape[0]:
+        return False
+    CC[k, 0] = d
+    CC[k, 1], CC[k, 2], CC[k, 3] = n0, n1, n2
+    CC[k, 4], CC[k, 5], CC[k, 6] = a0, a1, a2
+    CC[k, 7], CC[k, 8], CC[k, 9] = b0, b1, b2
+    return True
+
+
+@nb.njit
+def _flip_from(CC, k0, k1):
+    """Contacts k0 .. k1 - 1 computed with the shapes swapped: normal negated, points swapped."""
+    for k in range(k0, k1):
+        for r in range(3):
+            CC[k, 1 + r] = -CC[k, 1 + r]
+            x = CC[k, 4 + r]
+            CC[k, 4 + r] = CC[k, 7 + r]
+            CC[k, 7 + r] = x
+
+
+@nb.njit
+def _balls(CC, k, c0, c1, c2, ra, e0, e1, e2, rb, margin):
+    """Two balls: d = |c - e| - ra - rb, n from e to c."""
+    w0, w1, w2 = c0 - e0, c1 - e1, c2 - e2
+    dist = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+    if dist > TINY:
+        n0, n1, n2 = w0 / dist, w1 / dist, w2 / dist
+    else:
+        n0, n1, n2 = 0.0, 0.0, 1.0
+    d = dist - ra - rb
+    if d > margin:
+        return k
+    if not _put(CC, k, d, n0, n1, n2, c0 - ra * n0, c1 - ra * n1, c2 - ra * n2, e0 + rb * n0, e1 + rb * n1,
+                e2 + rb * n2):
+        return FULL
+    return k + 1
+
+
+@nb.njit(inline="always")
+def _clamp(x):
+    return min(1.0, max(0.0, x))
+
+
+@nb.njit
+def _segment_point(x0, x1, x2, T, half):
+    """Closest point to x on the segment of the z axis of T, of half length ``half``."""
+    u0, u1, u2 = half * T[0, 2], half * T[1, 2], half * T[2, 2]
+    p0, p1, p2 = T[0, 3] - u0, T[1, 3] - u1, T[2, 3] - u2
+    d0, d1, d2 = 2.0 * u0, 2.0 * u1, 2.0 * u2
+    dd = d0 * d0 + d1 * d1 + d2 * d2
+    t = 0.0 if dd <= TINY * TINY else _clamp(((x0 - p0) * d0 + (x1 - p1) * d1 + (x2 - p2) * d2) / dd)
+    return p0 + t * d0, p1 + t * d1, p2 + t * d2
+
+
+@nb.njit
+def _segments(Ta, ha, Tb, hb):
+    """Closest points of two capsule axes (Ericson 5.1.9)."""
+    ua0, ua1, ua2 = ha * Ta[0, 2], ha * Ta[1, 2], ha * Ta[2, 2]
+    ub0, ub1, ub2 = hb * Tb[0, 2], hb * Tb[1, 2], hb * Tb[2, 2]
+    p10, p11, p12 = Ta[0, 3] - ua0, Ta[1, 3] - ua1, Ta[2, 3] - ua2
+    p20, p21, p22 = Tb[0, 3] - ub0, Tb[1, 3] - ub1, Tb[2, 3] - ub2
+    d10, d11, d12 = 2.0 * ua0, 2.0 * ua1, 2.0 * ua2
+    d20, d21, d22 = 2.0 * ub0, 2.0 * ub1, 2.0 * ub2
+    r0, r1, r2 = p10 - p20, p11 - p21, p12 - p22
+    a = d10 * d10 + d11 * d11 + d12 * d12
+    e = d20 * d20 + d21 * d21 + d22 * d22
+    f = d20 * r0 + d21 * r1 + d22 * r2
+    eps = TINY * TINY
+    s = t = 0.0
+    if a <= eps and e <= eps:
+        pass
+    elif a <= eps:
+        t = _clamp(f / e)
+    else:
+        c = d10 * r0 + d11 * r1 + d12 * r2
+        if e <= eps:
+            s = _clamp(-c / a)
+        else:
+            b = d10 * d20 + d11 * d21 + d12 * d22
+            denom = a * e - b * b
+            s = _clamp((b * f - c * e) / denom) if denom > eps * a * e else 0.0
+            t = (b * s + f) / e
+            if t < 0.0:
+                t, s = 0.0, _clamp(-c / a)
+            elif t > 1.0:
+                t, s = 1.0, _clamp((b - c) / a)
+    return (p10 + s * d10, p11 + s * d11, p12 + s * d12, p20 + t * d20, p21 + t * d21, p22 + t * d22)
+
+
+@nb.njit
+def _plane(SH, j, T):
+    """World normal and offset of half-space j placed at T."""
+    m0, m1, m2 = SH[j, SP], SH[j, SP + 1], SH[j, SP + 2]
+    n0 = T[0, 0] * m0 + T[0, 1] * m1 + T[0, 2] * m2
+    n1 = T[1, 0] * m0 + T[1, 1] * m1 + T[1, 2] * m2
+    n2 = T[2, 0] * m0 + T[2, 1] * m1 + T[2, 2] * m2
+    return n0, n1, n2, SH[j, SP + 3] + n0 * T[0, 3] + n1 * T[1, 3] + n2 * T[2, 3]
+
+
+@nb.njit
+def _on_halfspace(CC, k, SH, i, Ta, j, Tb, margin):
+    """Shape i (not a half-space) on half-space j: the closed forms of the reference."""
+    n0, n1, n2, o = _plane(SH, j, Tb)
+    kind = int(SH[i, SK])
+    if kind == SPHERE:
+        r = SH[i, SP]
+        c0, c1, c2 = Ta[0, 3], Ta[1, 3], Ta[2, 3]
+        s = n0 * c0 + n1 * c1 + n2 * c2 - o
+        if s - r > margin:
+            return k
+        if not _put(CC, k, s - r, n0, n1, n2, c0 - r * n0, c1 - r * n1, c2 - r * n2, c0 - s * n0, c1 - s * n1,
+                    c2 - s * n2):
+            return FULL
+        return k + 1
+    if kind == CAPSULE:             # the two end spheres, each within the margin
+        r, hl = SH[i, SP], 0.5 * SH[i, SP + 1]
+        for e in range(2):
+            sg = -1.0 if e == 0 else 1.0
+            x0, x1, x2 = Ta[0, 3] + sg * hl * Ta[0, 2], Ta[1, 3] + sg * hl * Ta[1, 2], Ta[2, 3] + sg * hl * Ta[2, 2]
+            s = n0 * x0 + n1 * x1 + n2 * x2 - o
+            if s - r <= margin:
+                if not _put(CC, k, s - r, n0, n1, n2, x0 - r * n0, x1 - r * n1, x2 - r * n2, x0 - s * n0,
+                            x1 - s * n1, x2 - s * n2):
+                    return FULL
+                k += 1
+        return k
+    # BOX: the corners within the margin, in the order sx, sy, sz = -1, 1 (x slowest)
+    for c in range(8):
+        sx = -1.0 if c < 4 else 1.0
+        sy = -1.0 if (c // 2) % 2 == 0 else 1.0
+        sz = -1.0 if c % 2 == 0 else 1.0
+        h0, h1, h2 = sx * SH[i, SP], sy * SH[i, SP + 1], sz * SH[i, SP + 2]
+        x0 = Ta[0, 3] + Ta[0, 0] * h0 + Ta[0, 1] * h1 + Ta[0, 2] * h2
+        x1 = Ta[1, 3] + Ta[1, 0] * h0 + Ta[1, 1] * h1 + Ta[1, 2] * h2
+        x2 = Ta[2, 3] + Ta[2, 0] * h0 + Ta[2, 1] * h1 + Ta[2, 2] * h2
+        s = n0 * x0 + n1 * x1 + n2 * x2 - o
+        if s <= margin:
+            if not _put(CC, k, s, n0, n1, n2, x0, x1, x2, x0 - s * n0, x1 - s * n1, x2 - s * n2):
+                return FULL
+            k += 1
+    return k
+
+
+@nb.njit
+def _sphere_box(CC, k, r, Ta, SH, j, Tb, margin):
+    """Sphere (centre of Ta) on box j (Ericson 5.1.4); a centre inside leaves by the nearest face."""
+    h = (SH[j, SP], SH[j, SP + 1], SH[j, SP + 2])
+    c0, c1, c2 = Ta[0, 3], Ta[1, 3], Ta[2, 3]
+    w0, w1, w2 = c0 - Tb[0, 3], c1 - Tb[1, 3], c2 - Tb[2, 3]
+    x = (Tb[0, 0] * w0 + Tb[1, 0] * w1 + Tb[2, 0] * w2, Tb[0, 1] * w0 + Tb[1, 1] * w1 + Tb[2, 1] * w2,
+         Tb[0, 2] * w0 + Tb[1, 2] * w1 + Tb[2, 2] * w2)
+    if abs(x[0]) > h[0] or abs(x[1]) > h[1] or abs(x[2]) > h[2]:
+        q0, q1, q2 = min(max(x[0], -h[0]), h[0]), min(max(x[1], -h[1]), h[1]), min(max(x[2], -h[2]), h[2])
+        e0, e1, e2 = x[0] - q0, x[1] - q1, x[2] - q2
+        v0 = Tb[0, 0] * e0 + Tb[0, 1] * e1 + Tb[0, 2] * e2
+        v1 = Tb[1, 0] * e0 + Tb[1, 1] * e1 + Tb[1, 2] * e2
+        v2 = Tb[2, 0] * e0 + Tb[2, 1] * e1 + Tb[2, 2] * e2
+        dist = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+        n0, n1, n2 = v0 / dist, v1 / dist, v2 / dist
+        d = dist - r
+    else:
+        kk, best = 0, h[0] - abs(x[0])
+        for a in range(1, 3):
+            g = h[a] - abs(x[a])
+            if g < best:
+                kk, best = a, g
+        sg = 1.0 if x[kk] >= 0 else -1.0
+        q0, q1, q2 = x[0], x[1], x[2]
+        if kk == 0:
+            q0 = sg * h[0]
+        elif kk == 1:
+            q1 = sg * h[1]
+        else:
+            q2 = sg * h[2]
+        n0, n1, n2 = sg * Tb[0, kk], sg * Tb[1, kk], sg * Tb[2, kk]
+        d = -best - r
+    if d > margin:
+        return k
+    p0 = Tb[0, 3] + Tb[0, 0] * q0 + Tb[0, 1] * q1 + Tb[0, 2] * q2
+    p1 = Tb[1, 3] + Tb[1, 0] * q0 + Tb[1, 1] * q1 + Tb[1, 2] * q2
+    p2 = Tb[2, 3] + Tb[2, 0] * q0 + Tb[2, 1] * q1 + Tb[2, 2] * q2
+    if not _put(CC, k, d, n0, n1, n2, c0 - r * n0, c1 - r * n1, c2 - r * n2, p0, p1, p2):
+        return FULL
+    return k + 1
+
+
+@nb.njit
+def _box_separation(ha, Ta, hb, Tb):
+    """A lower bound of the distance of two boxes (half sides ha, hb): the largest gap along the
+    15 axes of the separating-axis test (<= 0 when they overlap)."""
+    d0, d1, d2 = Tb[0, 3] - Ta[0, 3], Tb[1, 3] - Ta[1, 3], Tb[2, 3] - Ta[2, 3]
+    best = -1e300
+    for ax in range(15):
+        if ax < 3:
+            l0, l1, l2 = Ta[0, ax], Ta[1, ax], Ta[2, ax]
+        elif ax < 6:
+            l0, l1, l2 = Tb[0, ax - 3], Tb[1, ax - 3], Tb[2, ax - 3]
+        else:
+            a, b = (ax - 6) // 3, (ax - 6) % 3
+            x0, x1, x2 = Ta[0, a], Ta[1, a], Ta[2, a]
+            y0, y1, y2 = Tb[0, b], Tb[1, b], Tb[2, b]
+            l0, l1, l2 = x1 * y2 - x2 * y1, x2 * y0 - x0 * y2, x0 * y1 - x1 * y0
+            nl = math.sqrt(l0 * l0 + l1 * l1 + l2 * l2)
+            if nl < 1e-9:
+                continue
+            l0, l1, l2 = l0 / nl, l1 / nl, l2 / nl
+        ra = rb = 0.0
+        for c in range(3):
+            ra += ha[c] * abs(Ta[0, c] * l0 + Ta[1, c] * l1 + Ta[2, c] * l2)
+            rb += hb[c] * abs(Tb[0, c] * l0 + Tb[1, c] * l1 + Tb[2, c] * l2)
+        gap = abs(d0 * l0 + d1 * l1 + d2 * l2) - ra - rb
+        if gap > best:
+            best = gap
+    return best
+
+
+@nb.njit(inline="always")
+def _half(SH, i):
+    """Half sides of the box of shape i, or of the box around a capsule (its own axes)."""
+    if int(SH[i, SK]) == CAPSULE:
+        r = SH[i, SP]
+        return (r, r, 0.5 * SH[i, SP + 1] + r)
+    return (SH[i, SP], SH[i, SP + 1], SH[i, SP + 2])
+
+
+@nb.njit
+def _box_box(CC, k, SH, i, Ta, j, Tb, margin):
+    """The corners of each box over a face of the other, within the margin (as the reference's
+    ``box_box_points``); none while the boxes are within the margin: FALLBACK."""
+    if _box_separation(_half(SH, i), Ta, _half(SH, j), Tb) > margin:
+        return k
+    k_start = k
+    for sweep in range(2):
+        A, TA, Bx, TB = (i, Ta, j, Tb) if sweep == 0 else (j, Tb, i, Ta)
+        h = (SH[Bx, SP], SH[Bx, SP + 1], SH[Bx, SP + 2])
+        hmin = min(h[0], min(h[1], h[2]))
+        for c in range(8):
+            sx = -1.0 if c < 4 else 1.0
+            sy = -1.0 if (c // 2) % 2 == 0 else 1.0
+            sz = -1.0 if c % 2 == 0 else 1.0
+            g0, g1, g2 = sx * SH[A, SP], sy * SH[A, SP + 1], sz * SH[A, SP + 2]
+            c0 = TA[0, 3] + TA[0, 0] * g0 + TA[0, 1] * g1 + TA[0, 2] * g2
+            c1 = TA[1, 3] + TA[1, 0] * g0 + TA[1, 1] * g1 + TA[1, 2] * g2
+            c2 = TA[2, 3] + TA[2, 0] * g0 + TA[2, 1] * g1 + TA[2, 2] * g2
+            w0, w1, w2 = c0 - TB[0, 3], c1 - TB[1, 3], c2 - TB[2, 3]
+            p = (TB[0, 0] * w0 + TB[1, 0] * w1 + TB[2, 0] * w2, TB[0, 1] * w0 + TB[1, 1] * w1 + TB[2, 1] * w2,
+                 TB[0, 2] * w0 + TB[1, 2] * w1 + TB[2, 2] * w2)
+            found, bd, bi, bs = False, 0.0, 0, 1.0
+            for a in range(3):
+                b1, b2 = (a + 1) % 3, (a + 2) % 3
+                if abs(p[b1]) > h[b1] + margin or abs(p[b2]) > h[b2] + margin:
+                    continue
+                s_ = 1.0 if p[a] >= 0 else -1.0
+                d = s_ * p[a] - h[a]
+                if not found or d > bd:
+                    found, bd, bi, bs = True, d, a, s_
+            if not found or bd > margin:
+                continue
+            if abs(p[0]) <= h[0] and abs(p[1]) <= h[1] and abs(p[2]) <= h[2] and bd < -hmin:
+                continue
+            m0, m1, m2 = bs * TB[0, bi], bs * TB[1, bi], bs * TB[2, bi]
+            f0, f1, f2 = c0 - bd * m0, c1 - bd * m1, c2 - bd * m2
+            if sweep == 0:
+                ok = _put(CC, k, bd, m0, m1, m2, c0, c1, c2, f0, f1, f2)
+            else:
+                ok = _put(CC, k, bd, -m0, -m1, -m2, f0, f1, f2, c0, c1, c2)
+            if not ok:
+                return FULL
+            k += 1
+    if k == k_start:
+        return FALLBACK
+    return k
+
+
+@nb.njit
+def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin):
+    """Append the contacts of shapes i (a) and j (b) at world placements Ti, Tj; returns the new
+    count, FULL when the buffer is full, FALLBACK for a pair the compiled code does not resolve."""
+    ki, kj = int(SH[i, SK]), int(SH[j, SK])
+    if kj == HALFSPACE:
+        return _on_halfspace(CC, k, SH, i, Ti, j, Tj, margin)
+    if ki == HALFSPACE:
+        k1 = _on_halfspace(CC, k, SH, j, Tj, i, Ti, margin)
+        if k1 > k:
+            _flip_from(CC, k, k1)
+        return k1
+    if ki == SPHERE and kj == SPHERE:
+        return _balls(CC, k, Ti[0, 3], Ti[1, 3], Ti[2, 3], SH[i, SP], Tj[0, 3], Tj[1, 3], Tj[2, 3], SH[j, SP], margin)
+    if ki == SPHERE and kj == CAPSULE:
+        x0, x1, x2 = _segment_point(Ti[0, 3], Ti[1, 3], Ti[2, 3], Tj, 0.5 * SH[j, SP + 1])
+        return _balls(CC, k, Ti[0, 3], Ti[1, 3], Ti[2, 3], SH[i, SP], x0, x1, x2, SH[j, SP], margin)
+    if ki == CAPSULE and kj == SPHERE:
+        x0, x1, x2 = _segment_point(Tj[0, 3], Tj[1, 3], Tj[2, 3], Ti, 0.5 * SH[i, SP + 1])
+        k1 = _balls(CC, k, Tj[0, 3], Tj[1, 3], Tj[2, 3], SH[j, SP], x0, x1, x2, SH[i, SP], margin)
+        if k1 > k:
+            _flip_from(CC, k, k1)
+        return k1
+    if ki == CAPSULE and kj == CAPSULE:
+        a0, a1, a2, b0, b1, b2 = _segments(Ti, 0.5 * SH[i, SP + 1], Tj, 0.5 * SH[j, SP + 1])
+        return _balls(CC, k, a0, a1, a2, SH[i, SP], b0, b1, b2, SH[j, SP], margin)
+    if ki == SPHERE and kj == BOX:
+        return _sphere_box(CC, k, SH[i, SP], Ti, SH, j, Tj, margin)
+    if ki == BOX and kj == SPHERE:
+        k1 = _sphere_box(CC, k, SH[j, SP], Tj, SH, i, Ti, margin)
+        if k1 > k:
+            _flip_from(CC, k, k1)
+        return k1
+    if ki == BOX and kj == BOX:
+        return _box_box(CC, k, SH, i, Ti, j, Tj, margin)
+    # capsule-box: GJK/EPA in the reference; here only the certainty that they are apart
+    if _box_separation(_half(SH, i), Ti, _half(SH, j), Tj) > margin:
+        return k
+    return FALLBACK
