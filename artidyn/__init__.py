@@ -3,8 +3,8 @@
 Conventions: SI units; motion vectors [omega; v], force vectors [mu; f]; quaternions (x, y, z, w);
 body 0 is the world, parent[i] < i; per-body arrays have nb + 1 rows. See README.md.
 """
-from .errors import (ArtidynError, InputError, ModelError, NameNotFound, ParseError, ShapeError,  # noqa: F401
-                     SimulationError)
+from .errors import (ArtidynError, InputError, ModelError, NameNotFound, ParseError, PlausibilityWarning,  # noqa: F401
+                     ShapeError, SimulationError)
 from .model import Frame, LoadReport, Model  # noqa: F401
 from .builder import ModelBuilder  # noqa: F401
 from .configuration import (difference, integrate, neutral, random_configuration,  # noqa: F401

@@ -10,10 +10,11 @@ Example
 """
 import numpy as np
 
+from .checks import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from .errors import ModelError, unknown_name
 from .geometry.shapes import SHAPES, Collision, Shape
 from .joints import CYLINDRICAL, FLAT, FREE, JOINT_CODES, NQ, NV, REVOLUTE, SPHERICAL, motion_subspace
-from .model import Frame, LoadReport, Model
+from .model import Frame, LoadReport, Model, check_spatial_inertias
 from .spatial.motion import homogeneous, inertia_parts, inertia_transform, inv_homogeneous, spatial_inertia
 from .spatial.rotations import rpy_to_matrix
 
@@ -37,16 +38,40 @@ def placement_from(placement=None, xyz=None, rpy=None, where="placement"):
         if err > 1e-6 or np.linalg.det(R) < 0 or np.abs(T[3] - [0, 0, 0, 1]).max() > 1e-12:
             raise ModelError(f"{where} is not a rigid transform: rotation orthogonality error {err:.3g}, "
                              f"det {np.linalg.det(R):.6g}, last row {T[3].tolist()} (expected (0, 0, 0, 1))")
+        _check_length(where, T[:3, 3])
         return T
     xyz = np.asarray(xyz if xyz is not None else (0, 0, 0), dtype=float)
     rpy = np.asarray(rpy if rpy is not None else (0, 0, 0), dtype=float)
     if xyz.shape != (3,) or rpy.shape != (3,):
         raise ModelError(f"{where}: xyz and rpy need 3 entries each, got {xyz.tolist()} and {rpy.tolist()}")
-    return homogeneous(rpy_to_matrix(rpy), xyz)
+    _check_length(where, xyz)
+    R = np.eye(3) if not rpy.any() else rpy_to_matrix(rpy)  # no rotation: skip the trigonometry
+    return homogeneous(R, xyz)
+
+
+def _check_length(where, xyz, what="translation"):
+    if np.abs(xyz).max() > MAX_LENGTH:
+        raise ModelError(f"{where}: {what} {np.asarray(xyz).tolist()} beyond the accepted range +/-{MAX_LENGTH:g} m "
+                         f"(artidyn.checks.MAX_LENGTH)")
+
+
+def check_ranges(where, mass, com, inertia):
+    """Mass, centre of mass and inertia inside the documented ranges (:mod:`artidyn.checks`):
+    beyond them the spatial inertia m |c|^2 and the dynamics overflow. Raises ModelError."""
+    if not abs(mass) <= MAX_MASS:
+        raise ModelError(f"{where}: mass {mass:g} kg beyond the accepted range 0 .. {MAX_MASS:g} kg "
+                         f"(artidyn.checks.MAX_MASS)")
+    _check_length(where, com, "centre of mass")
+    if not np.abs(inertia).max() <= MAX_INERTIA:
+        raise ModelError(f"{where}: inertia entry {np.abs(inertia).max():g} kg m^2 beyond the accepted range "
+                         f"+/-{MAX_INERTIA:g} kg m^2 (artidyn.checks.MAX_INERTIA)")
 
 
 def check_inertia(where, mass, com, inertia, allow_zero_mass=True):
-    """Physical consistency of one body's (mass, com, inertia at com); raises ModelError."""
+    """Physical consistency of one body's (mass, com, inertia at com); raises ModelError.
+
+    Also the documented ranges of :func:`check_ranges` (mass <= 1e9 kg, |com| <= 1e6 m, inertia
+    entries <= 1e15 kg m^2)."""
     mass = float(mass)
     com = np.asarray(com, dtype=float)
     I = np.asarray(inertia, dtype=float)
@@ -59,6 +84,7 @@ def check_inertia(where, mass, com, inertia, allow_zero_mass=True):
                          f"(mass={mass}, com={com.tolist()}, inertia={I.tolist()})")
     if mass < 0 or (mass == 0 and not allow_zero_mass):
         raise ModelError(f"{where}: mass must be positive, got {mass:g}")
+    check_ranges(where, mass, com, I)
     scale = max(1e-12, np.abs(I).max())
     if np.abs(I - I.T).max() > INERTIA_TOL * scale + 1e-14:
         raise ModelError(f"{where}: inertia is not symmetric: {I.tolist()}")
@@ -99,6 +125,9 @@ class ModelBuilder:
         self._nodes = {}
         self._order = []
         self._frames = []  # (name, parent, placement, kind)
+        self._frame_names = set()  # names in _frames (name checks in constant time: big models load in linear time)
+        self._joint_names = set()  # joint names of the moving bodies
+        self._has_free = False     # a free joint was added (the first one is 'root_joint')
         self.dh = None
         self.dh_convention = None
         self.meshes = {}
@@ -122,7 +151,9 @@ class ModelBuilder:
     def _check_new_name(self, name):
         if not isinstance(name, str) or not name:
             raise ModelError(self._where(f"body names must be non-empty strings, got {name!r}"))
-        if self._known(name) or any(f[0] == name for f in self._frames):
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+            raise ModelError(self._where(f"name {name!r} contains a control character (newline, tab ...)"))
+        if self._known(name) or name in self._frame_names:
             raise ModelError(self._where(f"duplicate name '{name}'"))
 
     def add_body(self, name, parent="world", joint="revolute", *, joint_name=None, axis=(0, 0, 1),
@@ -152,9 +183,11 @@ class ModelBuilder:
         n.name, n.parent, n.kind = name, parent, kind
         n.moving = kind != "fixed"
         n.jtype = JOINT_CODES.get(kind, -1)
-        first_free = not any(getattr(o, "jtype", None) == FREE for o in self._nodes.values())
-        n.joint_name = joint_name or ("root_joint" if n.jtype == FREE and first_free else f"{name}_joint")
-        if n.moving and any(getattr(o, "joint_name", None) == n.joint_name for o in self._nodes.values() if o.moving):
+        n.joint_name = joint_name or ("root_joint" if n.jtype == FREE and not self._has_free else f"{name}_joint")
+        if not isinstance(n.joint_name, str) or any(ord(ch) < 32 or ord(ch) == 127 for ch in n.joint_name):
+            raise ModelError(self._where(f"body '{name}': joint name {n.joint_name!r} must be a string without "
+                                         f"control characters"))
+        if n.moving and n.joint_name in self._joint_names:
             raise ModelError(self._where(f"duplicate joint name '{n.joint_name}' (body '{name}')"))
         n.T = placement_from(placement, xyz, rpy, where=self._where(f"body '{name}': placement"))
         if not np.all(np.isfinite(n.T)):
@@ -163,10 +196,11 @@ class ModelBuilder:
         if ax.shape != (3,) or not np.all(np.isfinite(ax)):
             raise ModelError(self._where(f"joint '{n.joint_name}': axis must be 3 finite numbers, got {axis!r}"))
         if n.jtype in FLAT:
-            norm = np.linalg.norm(ax)
+            big = np.abs(ax).max()
+            norm = big * np.linalg.norm(ax / big) if big > 0 else 0.0  # scaled: |(1e308, 1e308, 0)| does not overflow
             if norm < 1e-12:
                 raise ModelError(self._where(f"joint '{n.joint_name}': axis {ax.tolist()} is zero"))
-            ax = ax / norm
+            ax = (ax / big) / (norm / big)
         n.axis = ax
         inertia = np.zeros((3, 3)) if inertia is None else inertia
         n.mass, n.com, n.inertia = check_inertia(self._where(f"body '{name}'"), mass, com, inertia)
@@ -192,6 +226,9 @@ class ModelBuilder:
                                          f"revolute, prismatic and cylindrical joints only, not on a {kind} joint"))
         n.actuated = bool(actuated)
         n.extra = {}
+        self._has_free = self._has_free or n.jtype == FREE
+        if n.moving:
+            self._joint_names.add(n.joint_name)
         self._nodes[name] = n
         self._order.append(name)
         return name
@@ -221,13 +258,14 @@ class ModelBuilder:
     def add_frame(self, name, parent, placement=None, *, xyz=None, rpy=None, kind="op"):
         """An operational frame on ``parent`` (a body or frame name) with a fixed placement."""
         self._check_new_name(name)
-        if not self._known(parent) and not any(f[0] == parent for f in self._frames):
+        if not self._known(parent) and parent not in self._frame_names:
             raise ModelError(self._where(f"frame '{name}': parent '{parent}' does not exist"))
         self._frames.append((name, parent, placement_from(placement, xyz, rpy, self._where(f"frame '{name}': placement")), kind))
+        self._frame_names.add(name)
         return name
 
     def _is_target(self, name):
-        return self._known(name) or any(f[0] == name for f in self._frames)
+        return self._known(name) or name in self._frame_names
 
     def add_collision(self, body, shape, *, xyz=None, rpy=None, placement=None, name=None):
         """Attach a collision ``shape`` to ``body``; returns the collision's name.
@@ -397,6 +435,7 @@ class ModelBuilder:
             n = self._nodes[name]
             a, Ta = anchor[name]
             I[index[a]] += inertia_transform(Ta, spatial_inertia(n.mass, n.com, n.inertia))
+        check_spatial_inertias(I, order, self.source)
         mass = I[:, 5, 5].copy()
         com = np.zeros((nb + 1, 3))
         Icom = np.zeros((nb + 1, 3, 3))

@@ -13,7 +13,11 @@ MODEL is a built-in name (puma560, rx90, planar2r, pendulum, cart_pendulum), a m
 Other modules add subcommands: each module of ``COMMAND_MODULES`` provides
 ``register(subparsers)``, which adds its parsers and sets ``func`` (``args -> int or None``) with
 ``parser.set_defaults(func=...)``; :func:`add_model_argument` and :func:`model_from` help.
-Errors print one line ``artidyn: error: ...`` on stderr and exit with status 2.
+Errors print one line ``artidyn: error: ...`` on stderr and exit with status 2 (usage errors,
+unreadable files, bad numbers, and also unexpected internal errors, which say so; set
+``ARTIDYN_TRACEBACK=1`` for their traceback); warnings print one line ``artidyn: warning: ...``.
+Commands that write files refuse to overwrite an existing one unless given ``--force``
+(:func:`refuse_overwrite`).
 """
 import argparse
 import importlib
@@ -24,6 +28,39 @@ import numpy as np
 COMMAND_MODULES = ["artidyn.ik.commands", "artidyn.sim.commands", "artidyn.symbolic.commands",
                    "artidyn.viewer.commands"]
 EXIT_ERROR = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line ``artidyn: error: ...`` (exit status 2)."""
+
+    def error(self, message):
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def number(text):
+    """An argparse ``type``: a plain decimal or exponent number (``1``, ``-0.5``, ``2e-3``); refuses
+    ``1_5``, non-ASCII digits, 'nan' and 'inf', which Python's float() would take."""
+    from .io.safexml import xml_number
+    try:
+        return xml_number(str(text).strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number") from None
+
+
+def refuse_overwrite(paths, force):
+    """InputError when one of ``paths`` exists and ``force`` is false: name it, hint --force."""
+    import pathlib
+
+    from .errors import InputError
+    if force:
+        return
+    for p in paths:
+        if pathlib.Path(p).exists():
+            raise InputError(f"{p} exists; pass --force to overwrite it")
+
+
+def add_force_argument(parser):
+    parser.add_argument("--force", action="store_true", help="overwrite existing output files")
 
 
 def add_model_argument(parser):
@@ -43,11 +80,14 @@ def parse_q(model, values, deg=False, what="--q"):
     from .errors import InputError, ShapeError
     if not values:
         return neutral(model)
+    from .io.safexml import xml_number
     items = [v for s in values for v in str(s).replace(",", " ").split()]
     try:
-        q = np.array([float(v) for v in items])
+        q = np.array([xml_number(v) for v in items])
     except ValueError:
-        raise InputError(f"{what}: numbers expected, got {' '.join(items)!r}") from None
+        bad = next(v for v in items if not _is_number(v))
+        raise InputError(f"{what}: numbers expected, {bad!r} is not a finite number (values: "
+                         f"{' '.join(items)[:80]!r})") from None
     if q.shape != (model.nq,):
         raise ShapeError(f"{what} has {q.size} values, model '{model.name}' needs nq = {model.nq} "
                          f"(joints: {', '.join(model.joint_names[1:])})")
@@ -55,6 +95,14 @@ def parse_q(model, values, deg=False, what="--q"):
         angles = angle_entries(model)
         q[angles] = np.radians(q[angles])
     return q
+
+
+def _is_number(text):
+    try:
+        number(text)
+        return True
+    except argparse.ArgumentTypeError:
+        return False
 
 
 def angle_entries(model):
@@ -104,6 +152,9 @@ def cmd_report(args):
         print(f"artidyn: error: cannot load model {args.model!r}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_ERROR
     out = None if args.no_files else args.out
+    if out:
+        import pathlib
+        refuse_overwrite([pathlib.Path(out) / "report.md"], args.force)
     failed = []
     text = build_report(model, out, failed=failed)
     print(text, end="")
@@ -158,6 +209,7 @@ def _register_core(sub):
                    help="folder for report.md and the PNG plots (default: ./artidyn-report)")
     p.add_argument("--no-files", action="store_true", help="print the report only, write no file")
     p.add_argument("--traceback", action="store_true", help="print the traceback of each section that failed")
+    add_force_argument(p)
     p.set_defaults(func=cmd_report)
 
 
@@ -173,7 +225,7 @@ def _register_plugins(sub):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="artidyn", description="Modelling and dynamics of articulated systems.")
+    parser = OneLineParser(prog="artidyn", description="Modelling and dynamics of articulated systems.")
     from . import __version__
     parser.add_argument("--version", action="version", version=f"artidyn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -183,23 +235,54 @@ def build_parser():
     return parser
 
 
+def _one_line(text):
+    """A message on one line (a multi-line error or warning is joined with ' | ')."""
+    return " | ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"artidyn: warning: {_one_line(message)} ({category.__name__})", file=sys.stderr)
+
+
 def main(argv=None):
-    """Run the command line; returns the exit status (0, or 2 on an error)."""
+    """Run the command line; returns the exit status (0, or 2 on an error).
+
+    Every failure is one line on stderr: ``artidyn: error: ...`` (artidyn's errors name the file,
+    row or argument; an unexpected exception is reported as an internal error, its traceback
+    only with ``ARTIDYN_TRACEBACK=1``). Warnings are one line each as well.
+    """
+    import os
+    import warnings
+
     from .errors import ArtidynError
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    show = warnings.showwarning
+    warnings.showwarning = _show_warning
     try:
         status = args.func(args)
         sys.stdout.flush()
     except BrokenPipeError:          # `artidyn info X | head`: the reader left; stop quietly
-        import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (KeyError, ValueError, OSError, ArtidynError) as exc:  # artidyn's errors (ValueError, KeyError ...)
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"artidyn: error: {msg}", file=sys.stderr)
+        if isinstance(exc, OSError) and exc.filename and str(exc.filename) not in str(msg):
+            msg = f"{exc.filename}: {exc.strerror or msg}"
+        print(f"artidyn: error: {_one_line(msg)}", file=sys.stderr)
         return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("artidyn: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001  (a bug or an unforeseen input: still one line, exit 2)
+        if os.environ.get("ARTIDYN_TRACEBACK"):
+            raise
+        print(f"artidyn: error: internal error {type(exc).__name__}: {_one_line(exc)[:300]} (please report it; "
+              f"ARTIDYN_TRACEBACK=1 shows the traceback)", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        warnings.showwarning = show
     return 0 if status is None else int(status)
 
 

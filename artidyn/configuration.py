@@ -5,8 +5,10 @@
 """
 import numpy as np
 
+from .checks import MAX_STATE, as_model, check_object_array
 from .errors import InputError, ShapeError
 from .joints import CYLINDRICAL, FREE, SPHERICAL
+from .model import Model
 from .spatial._num import cross
 from .spatial.motion import cross_motion, homogeneous
 from .spatial.rotations import (QUAT_TOL, exp3, exp6, log3, log6, matrix_to_quat, quat_conjugate,
@@ -16,12 +18,21 @@ from .spatial.rotations import (QUAT_TOL, exp3, exp6, log3, log6, matrix_to_quat
 def as_batch(model, x, name, size_attr, allow_object=True):
     """Check one state (n,) or a batch (N, n); return (2-D array, was_single).
 
-    Raises ShapeError naming the argument and the expected size, InputError on NaN / inf.
+    Raises ShapeError naming the argument and the expected size, InputError on NaN / inf, on
+    entries beyond :data:`artidyn.checks.MAX_STATE` (1e100: the results would overflow), on object
+    arrays of anything but numbers and SymPy expressions, and when ``model`` is not a Model.
     """
+    if not isinstance(model, Model):
+        as_model(model)
     size = getattr(model, size_attr) if isinstance(size_attr, str) else int(size_attr)
-    arr = np.asarray(x)
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:   # ragged nested lists ...
+        raise InputError(f"{name}: not an array of numbers ({str(exc).split('.')[0]})") from None
     if arr.dtype == object and not allow_object:
         raise InputError(f"{name}: numeric input expected, got an object array")
+    if arr.dtype == object:
+        check_object_array(arr, name)
     if arr.dtype != object and not np.issubdtype(arr.dtype, np.complexfloating):
         try:
             arr = arr.astype(float, copy=False)
@@ -38,10 +49,15 @@ def as_batch(model, x, name, size_attr, allow_object=True):
         raise ShapeError(f"{name} has {got} entries, model '{model.name}' needs {what} "
                          f"(one state of shape ({size},) or a batch of shape (N, {size})); got shape {arr.shape}"
                          f"{hint}")
-    if arr.dtype != object and not np.all(np.isfinite(arr)):
-        bad = np.argwhere(~np.isfinite(np.atleast_2d(arr)))[0]
-        raise InputError(f"{name} contains NaN or infinite values (first at state {bad[0]}, entry {bad[1]}) "
-                         f"for model '{model.name}'")
+    if arr.dtype != object and not np.all(np.abs(arr) <= MAX_STATE):   # NaN fails the comparison too
+        if not np.all(np.isfinite(arr)):
+            bad = np.argwhere(~np.isfinite(np.atleast_2d(arr)))[0]
+            raise InputError(f"{name} contains NaN or infinite values (first at state {bad[0]}, entry {bad[1]}) "
+                             f"for model '{model.name}'")
+        bad = np.argwhere(~(np.abs(np.atleast_2d(arr)) <= MAX_STATE))[0]
+        raise InputError(f"{name}: entry {bad[1]} of state {bad[0]} is {np.atleast_2d(arr)[tuple(bad)]:.6g}, beyond "
+                         f"the accepted range +/-{MAX_STATE:g} (artidyn.checks.MAX_STATE) for model '{model.name}': "
+                         f"the results would overflow")
     return (arr[None, :] if single else arr), single
 
 
@@ -118,6 +134,10 @@ def integrate(model, q, v):
         else:
             n = model.nq_joint[i]
             out[:, iq:iq + n] = Q[:, iq:iq + n] + V[:, iv:iv + n]
+    if out.dtype != object and not np.all(np.isfinite(out)):
+        n, k = np.argwhere(~np.isfinite(out))[0]
+        raise InputError(f"integrate: q + v overflows for model '{model.name}' (state {n}, q entry {k}); "
+                         f"v is too large")
     return unbatch(out, single and single_v)
 
 

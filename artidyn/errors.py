@@ -24,6 +24,12 @@ class InputError(ArtidynError, ValueError):
     """A numeric input is invalid: NaN, infinite, an unnormalised quaternion ..."""
 
 
+class PlausibilityWarning(UserWarning):
+    """A model value looks like a unit mistake (e.g. revolute limits of -170 .. 170 or a DH angle of
+    90: degrees typed as radians). The load report holds a note of kind "plausibility"; the
+    readers' ``strict=True`` raises instead."""
+
+
 class NameNotFound(ArtidynError, KeyError):
     """An unknown frame, body or joint name; the message suggests the closest names."""
 

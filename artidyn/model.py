@@ -130,6 +130,42 @@ def check_springs(model):
                              f"no rest angle q - rest); got stiffness {k.tolist()}, rest {r.tolist()}")
 
 
+def check_spatial_inertias(I, body_names, source="", psd=True):
+    """Each body's 6x6 spatial inertia (rows 1..nb of ``I``) is finite and, with ``psd``,
+    symmetric and positive semi-definite (relative tolerance 1e-9); row 0 (the world) is not
+    checked. Raises ModelError naming the body.
+
+    Every model is checked for finiteness (a non-finite inertia makes the dynamics NaN, whatever
+    the path that made it); :meth:`ModelBuilder.build` (every reader) also checks positive
+    semi-definiteness. ``Model.replace(I=...)`` does not, on purpose: identification builds
+    models from estimated, possibly non-physical parameters
+    (``artidyn.identification.parameters_to_model(check=False)``).
+    """
+    I = np.asarray(I)
+    if I.ndim != 3 or I.shape[1:] != (6, 6) or I.dtype == object or len(I) < 2:
+        return
+    src = f"{source}: " if source else ""
+    J = I[1:]
+    finite = np.isfinite(J).all(axis=(1, 2))
+    if not finite.all():
+        k = int(np.argmin(finite)) + 1
+        raise ModelError(f"{src}body '{body_names[k]}': spatial inertia is not finite (mass, centre of mass and "
+                         f"inertia overflow: mass {I[k, 5, 5]:.6g}); check the link's mass, com and inertia")
+    if not psd:
+        return
+    scale = np.maximum(np.abs(J).max(axis=(1, 2)), 1e-300)
+    asym = np.abs(J - np.swapaxes(J, 1, 2)).max(axis=(1, 2)) > 1e-9 * scale
+    if asym.any():
+        k = int(np.argmax(asym)) + 1
+        raise ModelError(f"{src}body '{body_names[k]}': spatial inertia is not symmetric")
+    eig = np.linalg.eigvalsh(0.5 * (J + np.swapaxes(J, 1, 2)))
+    bad = eig[:, 0] < -1e-9 * scale
+    if bad.any():
+        k = int(np.argmax(bad)) + 1
+        raise ModelError(f"{src}body '{body_names[k]}': spatial inertia is not positive semi-definite, eigenvalues "
+                         f"({', '.join(f'{e:.6g}' for e in eig[k - 1])})")
+
+
 def check_collisions(model, collisions):
     """Every record is a :class:`~artidyn.geometry.Collision` on a body of ``model``, names unique; a tuple."""
     collisions = tuple(collisions)
@@ -259,6 +295,7 @@ class Model:
         object.__setattr__(self, "_body_index", {n: k for k, n in enumerate(self.body_names)})
         object.__setattr__(self, "_joint_index", {n: k for k, n in enumerate(self.joint_names) if k > 0})
         check_springs(self)
+        check_spatial_inertias(self.I, self.body_names, getattr(self, "source", ""), psd=False)
         object.__setattr__(self, "constraint_specs", check_constraint_specs(self, self.constraint_specs))
         object.__setattr__(self, "collisions", check_collisions(self, self.collisions))
         object.__setattr__(self, "collision_exclusions", check_collision_exclusions(self, self.collision_exclusions))

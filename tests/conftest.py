@@ -4,6 +4,9 @@ import pathlib
 import numpy as np
 import pytest
 
+# with ARTIDYN_REQUIRE_PEERS=1 (.ci/run), a skip for a missing peer (pinocchio, example-robot-data ...) fails
+from peers import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401,E402
+
 
 def example_robot_data_dir():
     """Folder of the URDFs shipped by the PyPI package example-robot-data (or None)."""

@@ -7,6 +7,7 @@ expressions) and loop over bodies, never over states.
 """
 import numpy as np
 
+from ..checks import MAX_STATE
 from ..errors import InputError, ShapeError
 from ..kinematics import _joint_transforms as joint_transforms  # noqa: F401  X_up[i]: body i in its parent
 from ..kinematics import _states as batch_inputs  # noqa: F401  (Q, [V, A ...], single), common batch size
@@ -50,7 +51,8 @@ def external_forces(model, f_ext, N):
     if F.ndim != 3 or F.shape[1:] != shape or F.shape[0] not in (1, N):
         raise ShapeError(f"f_ext has shape {F.shape}, model '{model.name}' needs {shape} "
                          f"(one wrench [moment; force] per body, row 0 = world) or ({N}, {shape[0]}, 6)")
-    if F.dtype != object and not np.all(np.isfinite(F)):
-        n, i, _ = np.argwhere(~np.isfinite(F))[0]
-        raise InputError(f"f_ext contains NaN or infinite values (body '{model.body_names[i]}', state {n})")
+    if F.dtype != object and not np.all(np.abs(F) <= MAX_STATE):   # NaN fails the comparison too
+        n, i, _ = np.argwhere(~(np.abs(F) <= MAX_STATE))[0]
+        what = "NaN or infinite values" if not np.all(np.isfinite(F)) else f"values beyond +/-{MAX_STATE:g}"
+        raise InputError(f"f_ext contains {what} (body '{model.body_names[i]}', state {n})")
     return np.broadcast_to(F, (N,) + shape)

@@ -15,6 +15,7 @@ attempt (lowest residual), whose q is returned (within the limits).
 """
 import numpy as np
 
+from ..checks import as_model, real_array
 from ..configuration import as_q, neutral
 from ..errors import InputError
 from ..spatial.rotations import log3
@@ -35,6 +36,28 @@ def _neutral(model):
     return model._cache["ik_neutral"]
 
 
+def _real_inputs(model, **values):
+    """Refuse a string for the model (hint: artidyn.load), and complex values (the imaginary part
+    would be dropped silently) or object arrays of non-numbers for the arrays, naming them."""
+    as_model(model)
+    for name, x in values.items():
+        if x is None or isinstance(x, str):
+            continue
+        if np.iscomplexobj(x):
+            raise InputError(f"{name} is complex; inverse kinematics takes real numbers (the imaginary part would "
+                             f"be dropped)")
+        arr = np.asarray(x) if not isinstance(x, np.ndarray) else x
+        if arr.dtype == object:
+            real_array(arr, name)
+
+
+def _count(name, x):
+    """An integer argument (iterations, restarts, starts): InputError naming it otherwise."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or not -2**31 < int(x) < 2**31:
+        raise InputError(f"{name} must be an integer (below 2**31), got {x!r}")
+    return int(x)
+
+
 def _configurations(model, q, name, N):
     """(rows, nq) float array of configurations (rows 1 or N), checked."""
     has_quat = model._cache.get("ik_quat")
@@ -52,12 +75,15 @@ def _configurations(model, q, name, N):
 def _run(model, ch, Tt, Q0, Qref, mode, w, tol, max_iterations, n_attempts, seed, use_q0, respect_limits,
          w_ref=0.0, w_lim=0.0):
     """One call of the compiled solver for all targets; returns (Q (N, nq), out_i, out_e)."""
-    if not (np.isfinite(tol) and tol > 0):
-        raise InputError(f"tol must be a positive number, got {tol}")
+    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, (int, float, np.integer, np.floating)) \
+            or not (np.isfinite(tol) and tol > 0):
+        raise InputError(f"tol must be a positive number, got {tol!r}")
+    _count("max_iterations", max_iterations)
     if int(max_iterations) < 1 or int(n_attempts) < 1:
         raise InputError(f"max_iterations must be >= 1 and restarts >= 0, got {max_iterations}, {n_attempts - 1}")
-    if int(seed) < 0:
-        raise InputError(f"seed must be >= 0, got {seed}")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**62:
+        raise InputError(f"seed must be an integer in 0 .. 2**62 - 1 (the random starts of target k use seed + k), "
+                         f"got {seed!r}")
     N = Tt.shape[0]
     out_q = np.empty((N, model.nq))
     out_i = np.empty((N, 3), dtype=np.int64)
@@ -94,6 +120,7 @@ def ik(model, target, frame, q0=None, *, kind=None, weights=None, tol=TOL, max_i
     -------
     IKResult (scalars for one target, arrays for a batch)
     """
+    _real_inputs(model, target=target, q0=q0, q_ref=q_ref, weights=weights)
     ch = support_chain(model, frame)
     Tt, single, kind, mode, w = parse_target(target, kind, weights)
     N = Tt.shape[0]
@@ -104,7 +131,7 @@ def ik(model, target, frame, q0=None, *, kind=None, weights=None, tol=TOL, max_i
         Qref, w_ref = np.zeros((1, ch.nq)), 0.0
     if not (np.isfinite(avoid_limits) and avoid_limits >= 0):
         raise InputError(f"avoid_limits must be a finite weight >= 0, got {avoid_limits}")
-    Q, out_i, out_e = _run(model, ch, Tt, Q0, Qref, mode, w, tol, max_iterations, 1 + int(restarts), seed,
+    Q, out_i, out_e = _run(model, ch, Tt, Q0, Qref, mode, w, tol, max_iterations, 1 + _count("restarts", restarts), seed,
                            q0 is not None, respect_limits, w_ref, avoid_limits)
     code = out_i[:, 0]
     if single:
@@ -185,12 +212,13 @@ def ik_all(model, target, frame, q0=None, *, kind=None, weights=None, tol=TOL, s
     are sorted by their distance to ``q0`` when it is given (q0 also gives the entries of the
     joints that do not move the frame). Returns :class:`IKSolutions`.
     """
+    _real_inputs(model, target=target, q0=q0, weights=weights)
     ch = support_chain(model, frame)
     Tt, single, kind, mode, w = parse_target(target, kind, weights)
     if not single:
         raise InputError("ik_all takes one target; use ik for a batch of targets")
     base = _neutral(model) if q0 is None else _configurations(model, q0, "q0", 1)[0]
-    S = int(starts)
+    S = _count("starts", starts)
     if S <= 0:
         raise InputError(f"starts must be a positive number of random starts, got {starts}")
     TT = np.ascontiguousarray(np.broadcast_to(Tt, (S, 4, 4)))

@@ -33,7 +33,10 @@ stay defined; both are written to the model's load report.
 File format (TOML, or YAML when PyYAML is installed)
 ----------------------------------------------------
 Top-level keys: ``name``, ``convention`` (required: "classic" | "modified"), ``gravity`` (3),
-``angle_unit`` ("rad" default | "deg": alpha, theta and revolute limits/velocities),
+``angle_unit`` ("rad" default | "deg": the unit of ``alpha``, ``theta``, the revolute joints'
+``lower`` / ``upper`` / ``velocity`` and a revolute coupling's ``offset``; lengths stay metres;
+with "rad", an angle beyond 2 pi or a revolute limit between 4 pi and 1000, which look like
+degrees, get a "plausibility" note and a warning, and ``strict=True`` refuses them),
 ``base`` and ``tool`` (a 4x4 list or a table {xyz = [..], rpy = [..]}, rpy as URDF: Rz Ry Rx),
 ``description`` / ``source`` (free text), the rows as ``[[joint]]`` tables (YAML: ``joints:``) and
 optional loop closures as ``[[constraints]]`` tables (below).
@@ -63,6 +66,11 @@ data in ``model.constraint_specs`` (:class:`artidyn.model.ConstraintSpec`);
   their ``joint_name``; ``ratio`` defaults to 1 (taken as written: radian-based SI units),
   ``offset`` to 0 (in ``angle_unit`` when joint_a is revolute, else metres).
 
+Numbers must be finite and within the documented ranges (:mod:`artidyn.checks`): lengths
+(``a``, ``d``, ``com``, base/tool ``xyz``) and angles within +/-1e6, ``mass`` <= 1e9 kg, inertia
+entries, armature, damping and Coulomb friction <= 1e15. Files are UTF-8; YAML is read with the
+safe loader, refusing nesting deeper than 64 levels and alias expansions beyond 1e7 values.
+
 Every field is checked: an unknown type or field, a missing or doubly given field, a bad number,
 an unknown frame or joint raise ParseError naming the file and the constraint
 ("fourbar.toml: constraint 1 ('ground_pivot'): frame_a: unknown frame 'tol' ...; did you mean
@@ -76,10 +84,12 @@ an unknown frame or joint raise ParseError naming the file and the constraint
 """
 import math
 import pathlib
+import reprlib
 
 import numpy as np
 
 from ..builder import ModelBuilder
+from ..checks import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from ..errors import ModelError, ParseError
 from ..model import CONSTRAINT_TYPES, ConstraintSpec
 from ..spatial.motion import homogeneous, inv_homogeneous
@@ -134,26 +144,42 @@ def _close(word, known):
 def _convention(convention, err=ModelError, where=""):
     key = str(convention).strip().lower() if convention is not None else None
     if key not in CONVENTIONS:
-        got = "no convention given" if convention is None else f"unknown DH convention {convention!r}"
+        got = "no convention given" if convention is None else f"unknown DH convention {_short(convention)}"
         raise err(f"{where}{got}: use 'classic' (Denavit-Hartenberg 1955, Rz Tz Tx Rx) or "
                   f"'modified' (Khalil-Kleinfinger / Craig, Rx Tx Rz Tz)")
     return CONVENTIONS[key]
 
 
-def _number(value, what, err):
+def _number(value, what, err, bound=None):
+    """A finite float (``|x| <= bound`` when given: the documented ranges of :mod:`artidyn.checks`)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise err(f"{what} must be a number, got {value!r}")
-    x = float(value)
+        raise err(f"{what} must be a number, got {_short(value)}")
+    try:
+        x = float(value)
+    except OverflowError:           # an integer beyond the double range
+        raise err(f"{what} must be finite, got an integer of {len(str(value))} digits") from None
     if not math.isfinite(x):
-        raise err(f"{what} must be finite, got {value!r}")
+        raise err(f"{what} must be finite, got {_short(value)}")
+    if bound is not None and abs(x) > bound:
+        raise err(f"{what} = {x:g} is beyond the accepted range +/-{bound:g} (artidyn.checks; larger values "
+                  f"overflow the dynamics)")
     return x
 
 
-def _numbers(value, n, what, err):
+def _numbers(value, n, what, err, bound=None):
     vals = value.tolist() if isinstance(value, np.ndarray) else value
     if not isinstance(vals, (list, tuple)) or len(vals) != n:
-        raise err(f"{what} must be a list of {n} numbers, got {value!r}")
-    return [_number(v, f"{what}[{k}]", err) for k, v in enumerate(vals)]
+        raise err(f"{what} must be a list of {n} numbers, got {_short(value)}")
+    return [_number(v, f"{what}[{k}]", err, bound) for k, v in enumerate(vals)]
+
+
+def _short(value, n=60):
+    """repr(value), cut to ``n`` characters (a huge or deeply nested value must not flood a message)."""
+    try:
+        text = reprlib.repr(value)
+    except Exception:  # noqa: BLE001  (a message must not fail)
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= n else text[:n] + "..."
 
 
 def _inertia(value, what, err):
@@ -171,7 +197,7 @@ def _inertia(value, what, err):
         return np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
     if arr.shape == (3,):
         return np.diag(_numbers(list(arr), 3, what, err))
-    raise err(f"{what} must be 3x3, 6 values [ixx, iyy, izz, ixy, ixz, iyz] or 3 principal values, got {value!r}")
+    raise err(f"{what} must be 3x3, 6 values [ixx, iyy, izz, ixy, ixz, iyz] or 3 principal values, got {_short(value)}")
 
 
 def _transform(value, what, err):
@@ -182,13 +208,13 @@ def _transform(value, what, err):
         bad = [k for k in value if k not in ("xyz", "rpy")]
         if bad:
             raise err(f"{what}: unknown key {bad[0]!r} (use xyz and rpy)")
-        xyz = _numbers(value.get("xyz", [0, 0, 0]), 3, f"{what}.xyz", err)
-        rpy = _numbers(value.get("rpy", [0, 0, 0]), 3, f"{what}.rpy", err)
+        xyz = _numbers(value.get("xyz", [0, 0, 0]), 3, f"{what}.xyz", err, MAX_LENGTH)
+        rpy = _numbers(value.get("rpy", [0, 0, 0]), 3, f"{what}.rpy", err, MAX_LENGTH)
         return homogeneous(rpy_to_matrix(np.array(rpy)), np.array(xyz))
     T = np.asarray(value, dtype=object)
     if T.shape != (4, 4):
         raise err(f"{what} must be a 4x4 transform or {{xyz, rpy}}, got shape {T.shape}")
-    T = np.array([_numbers(list(r), 4, f"{what} row {k}", err) for k, r in enumerate(T)])
+    T = np.array([_numbers(list(r), 4, f"{what} row {k}", err, MAX_LENGTH) for k, r in enumerate(T)])
     R = T[:3, :3]
     if np.abs(R.T @ R - np.eye(3)).max() > 1e-9 or abs(np.linalg.det(R) - 1) > 1e-9 or np.any(T[3] != [0, 0, 0, 1]):
         raise err(f"{what} is not a rigid transform (rotation block not orthonormal or last row not 0 0 0 1)")
@@ -199,8 +225,8 @@ def normalize_row(row, i, err=ModelError, where="", angle_scale=1.0):
     """Check one table row (1-based ``i``); return a dict in SI units and radians."""
     at = f"{where}joint row {i}"
     if not isinstance(row, dict):
-        raise err(f"{at}: a row must be a mapping with keys a, alpha, d, theta, joint, got {row!r}")
-    at += f" ('{row['name']}')" if isinstance(row.get("name"), str) else ""
+        raise err(f"{at}: a row must be a mapping with keys a, alpha, d, theta, joint, got {_short(row)}")
+    at += f" ('{row['name']}')" if isinstance(row.get("name"), str) and row["name"].isprintable() else ""
     for key in row:
         if key not in REQUIRED + OPTIONAL:
             raise err(f"{at}: unknown key {key!r}{_close(key, REQUIRED + OPTIONAL)}")
@@ -214,31 +240,34 @@ def normalize_row(row, i, err=ModelError, where="", angle_scale=1.0):
         raise err(f"{at}: 'joint' and 'type' disagree ({sorted(kinds)})")
     kind = kinds.pop()
     if kind not in JOINT_TYPES:
-        raise err(f"{at}: unknown joint type {kind!r} (DH rows are 'revolute' or 'prismatic')"
+        raise err(f"{at}: unknown joint type {_short(kind)} (DH rows are 'revolute' or 'prismatic')"
                   f"{_close(kind, JOINT_TYPES)}")
     out = {"name": str(row.get("name", f"link{i}")), "joint_name": str(row.get("joint_name", f"joint{i}")),
            "joint": kind}
-    for key in REQUIRED:
-        out[key] = _number(row[key], f"{at}: '{key}'", err) * (angle_scale if key in ("alpha", "theta") else 1.0)
+    for key in REQUIRED:   # lengths (a, d) and angles, both within +/-1e6
+        out[key] = _number(row[key], f"{at}: '{key}'", err, MAX_LENGTH) * (angle_scale if key in ("alpha", "theta") else 1.0)
     lim_scale = angle_scale if kind == "revolute" else 1.0
     for key in ("lower", "upper", "velocity"):
         out[key] = None if row.get(key) is None else _number(row[key], f"{at}: '{key}'", err) * lim_scale
     for key in ("effort", "armature", "damping", "coulomb"):
-        out[key] = None if row.get(key) is None else _number(row[key], f"{at}: '{key}'", err)
+        bound = MAX_INERTIA if key != "effort" else None
+        out[key] = None if row.get(key) is None else _number(row[key], f"{at}: '{key}'", err, bound)
     act = row.get("actuated", True)
     if not isinstance(act, (bool, np.bool_)):
-        raise err(f"{at}: 'actuated' must be true or false (a boolean, not {act!r}: the string \"false\" would "
+        raise err(f"{at}: 'actuated' must be true or false (a boolean, not {_short(act)}: the string \"false\" would "
                   f"read as true)")
     out["actuated"] = bool(act)
     for key in ("name", "joint_name"):
         if key in row and not isinstance(row[key], str):
-            raise err(f"{at}: '{key}' must be a string, got {row[key]!r}")
+            raise err(f"{at}: '{key}' must be a string, got {_short(row[key])}")
+        if key in row and (not row[key].strip() or any(ord(ch) < 32 or ord(ch) == 127 for ch in row[key])):
+            raise err(f"{at}: '{key}' {_short(row[key])} is empty or holds a control character (newline, tab ...)")
     for key in ("velocity", "effort"):
         if out[key] is not None and out[key] < 0:
-            raise err(f"{at}: '{key}' limit must be >= 0, got {row[key]!r}")
+            raise err(f"{at}: '{key}' limit must be >= 0, got {_short(row[key])}")
     if "mass" in row:
-        out["mass"] = _number(row["mass"], f"{at}: 'mass'", err)
-        out["com"] = _numbers(row.get("com", [0, 0, 0]), 3, f"{at}: 'com'", err)
+        out["mass"] = _number(row["mass"], f"{at}: 'mass'", err, MAX_MASS)
+        out["com"] = _numbers(row.get("com", [0, 0, 0]), 3, f"{at}: 'com'", err, MAX_LENGTH)
         out["inertia"] = _inertia(row.get("inertia", np.zeros((3, 3))), f"{at}: 'inertia'", err).tolist()
     elif "com" in row or "inertia" in row:
         raise err(f"{at}: 'com' or 'inertia' given without 'mass'")
@@ -253,7 +282,7 @@ def _name_field(c, key, at, err, required=True):
             raise err(f"{at}: missing field '{key}'")
         return None
     if not isinstance(c[key], str) or not c[key].strip():
-        raise err(f"{at}: '{key}' must be a non-empty name, got {c[key]!r}")
+        raise err(f"{at}: '{key}' must be a non-empty name, got {_short(c[key])}")
     return c[key].strip()
 
 
@@ -264,7 +293,7 @@ def _target(value, kind, at, err):
     what = "a point [x, y, z]" + (", {xyz = [..], rpy = [..]} or a 4x4 placement" if kind in ("weld", "hinge") else "")
     vals = value.tolist() if isinstance(value, np.ndarray) else value
     if not isinstance(vals, (list, tuple)) or len(vals) != 3:
-        raise err(f"{at}: 'target' must be {what}, got {value!r}")
+        raise err(f"{at}: 'target' must be {what}, got {_short(value)}")
     return tuple(_numbers(vals, 3, f"{at}: 'target'", err))
 
 
@@ -277,14 +306,14 @@ def normalize_constraint(c, k, err=ModelError, where="", angle_scale=1.0, joint_
     at = f"{where}constraint {k}"
     if not isinstance(c, dict):
         raise err(f"{at}: a constraint must be a table with a 'type' (one of {', '.join(CONSTRAINT_TYPES)}), "
-                  f"got {c!r}")
+                  f"got {_short(c)}")
     name = _name_field(c, "name", at, err, required=False)
     at += f" ('{name}')" if name else ""
     if "type" not in c:
         raise err(f"{at}: missing field 'type' (one of {', '.join(CONSTRAINT_TYPES)})")
     kind = str(c["type"]).strip().lower()
     if kind not in CONSTRAINT_TYPES:
-        raise err(f"{at}: unknown constraint type {c['type']!r} (known: {', '.join(CONSTRAINT_TYPES)})"
+        raise err(f"{at}: unknown constraint type {_short(c['type'])} (known: {', '.join(CONSTRAINT_TYPES)})"
                   f"{_close(kind, CONSTRAINT_TYPES)}")
     fields = ("type", "name") + CONSTRAINT_FIELDS[kind]
     for key in c:
@@ -315,12 +344,12 @@ def normalize_constraint(c, k, err=ModelError, where="", angle_scale=1.0, joint_
         axis = _numbers(c.get("axis", [0.0, 0.0, 1.0]), 3, f"{at}: 'axis'", err)
         norm = math.sqrt(sum(a * a for a in axis))
         if norm < 1e-12:
-            raise err(f"{at}: 'axis' must be a nonzero 3-vector, got {c['axis']!r}")
+            raise err(f"{at}: 'axis' must be a nonzero 3-vector, got {_short(c['axis'])}")
         out["axis"] = tuple(a / norm for a in axis)
     if kind == "distance" and "length" in c:
         out["length"] = _number(c["length"], f"{at}: 'length'", err)
         if out["length"] <= 0:
-            raise err(f"{at}: 'length' must be positive, got {c['length']!r} (omit it to measure the "
+            raise err(f"{at}: 'length' must be positive, got {_short(c['length'])} (omit it to measure the "
                       f"distance at the neutral configuration)")
     return ConstraintSpec(**out)
 
@@ -330,7 +359,7 @@ def normalize_constraints(items, err=ModelError, where="", angle_scale=1.0, join
     if items is None:
         return ()
     if not isinstance(items, (list, tuple)):
-        raise err(f"{where}'constraints' must be a list of tables ([[constraints]]), got {items!r}")
+        raise err(f"{where}'constraints' must be a list of tables ([[constraints]]), got {_short(items)}")
     specs = tuple(normalize_constraint(c, k, err, where, angle_scale, joint_kinds)
                   for k, c in enumerate(items, start=1))
     seen = {}
@@ -343,7 +372,7 @@ def normalize_constraints(items, err=ModelError, where="", angle_scale=1.0, join
 
 
 def from_dh(rows, convention=None, name=None, gravity=None, base=None, tool=None, angle_unit=None,
-            constraints=None):
+            constraints=None, strict=False):
     """Build a :class:`~artidyn.Model` from a DH table, or from a TOML / YAML table file.
 
     Parameters
@@ -355,6 +384,12 @@ def from_dh(rows, convention=None, name=None, gravity=None, base=None, tool=None
     tool frame in F_n), angle_unit ("rad" or "deg"): override the file's values when given.
     constraints : list of mappings like the file's ``[[constraints]]`` tables (module docstring):
         loop closures, added to the file's.
+    strict : bool
+        Refuse (ParseError for a file, ModelError for rows) values that look like a unit mistake
+        instead of noting them: with ``angle_unit = "rad"``, a constant angle ``alpha`` or
+        ``theta`` beyond 2 pi (90 is degrees), or a revolute limit between 4 pi and 1000
+        (-170 .. 170 is degrees). Without it each such value is a note of kind "plausibility" in
+        ``model.load_report`` and a :class:`~artidyn.errors.PlausibilityWarning`.
 
     Returns
     -------
@@ -371,24 +406,37 @@ def from_dh(rows, convention=None, name=None, gravity=None, base=None, tool=None
     conv = _convention(convention if convention is not None else spec.get("convention"), err, where)
     unit = angle_unit if angle_unit is not None else spec.get("angle_unit", "rad")
     if unit not in ("rad", "deg"):
-        raise err(f"{where}angle_unit must be 'rad' or 'deg', got {unit!r}")
+        raise err(f"{where}angle_unit must be 'rad' or 'deg', got {_short(unit)}")
     scale = math.pi / 180 if unit == "deg" else 1.0
     if not isinstance(rows, (list, tuple)) or not rows:
-        raise err(f"{where}a DH table needs at least one joint row, got {rows!r}")
+        raise err(f"{where}a DH table needs at least one joint row, got {_short(rows)}")
     table = [normalize_row(r, i, err, where, scale) for i, r in enumerate(rows, start=1)]
     name = name if name is not None else spec.get("name", "dh_robot")
+    if not isinstance(name, str) or not name.strip() or not name.isprintable():
+        raise err(f"{where}name must be a non-empty string without control characters, got {_short(name)}")
     g = gravity if gravity is not None else spec.get("gravity", (0.0, 0.0, -9.81))
-    g = _numbers(g, 3, f"{where}gravity", err)
+    g = _numbers(g, 3, f"{where}gravity", err, MAX_LENGTH)
     T_base = _transform(base if base is not None else spec.get("base"), f"{where}base", err)
     T_tool = _transform(tool if tool is not None else spec.get("tool"), f"{where}tool", err)
     items = spec.get("constraints")
     if constraints is not None:
         if not isinstance(constraints, (list, tuple)):
-            raise err(f"{where}constraints must be a list of mappings, got {constraints!r}")
+            raise err(f"{where}constraints must be a list of mappings, got {_short(constraints)}")
         items = list(items or []) + list(constraints)
     kinds = {r["joint_name"]: r["joint"] for r in table}
     specs = normalize_constraints(items, err, where, scale, kinds)
+    suspects = _unit_suspects(table, rows, unit)
+    if suspects and strict:
+        raise err(f"{where}{suspects[0][0]}: {suspects[0][1]} (strict=True)")
     b = ModelBuilder(str(name), gravity=g, source=source)
+    for element, msg in suspects:
+        b.report.add("plausibility", element, msg)
+    if suspects:
+        import warnings
+        from ..errors import PlausibilityWarning
+        warnings.warn(f"{where}{len(suspects)} value(s) look like degrees typed as radians, e.g. {suspects[0][0]}: "
+                      f"{suspects[0][1]}; see model.load_report (strict=True refuses them)", PlausibilityWarning,
+                      stacklevel=2)
     try:
         _add_rows(b, table, conv, T_base, T_tool)
         b.dh, b.dh_convention = table, conv
@@ -398,6 +446,24 @@ def from_dh(rows, convention=None, name=None, gravity=None, base=None, tool=None
         if err is ModelError:
             raise
         raise ParseError(str(exc)) from None
+
+
+def _unit_suspects(table, rows, unit):
+    """(element, message) for each value that looks like degrees in a table read in radians."""
+    if unit != "rad":
+        return []
+    from .urdf_reader import looks_like_degrees
+    out = []
+    for i, (r, raw) in enumerate(zip(table, rows), start=1):
+        at = f"joint row {i} ('{r['name']}')"
+        for key in ("alpha", "theta"):
+            if abs(r[key]) > 2 * math.pi + 1e-9:
+                out.append((at, f"'{key}' = {raw[key]:g} rad is more than a turn: degrees? (set angle_unit = "
+                                f"\"deg\" or convert: radians = degrees * pi / 180)"))
+        if r["joint"] == "revolute" and looks_like_degrees(r["lower"], r["upper"]):
+            out.append((at, f"revolute limits {r['lower']} .. {r['upper']} rad look like degrees (set angle_unit = "
+                            f"\"deg\" or convert)"))
+    return out
 
 
 def _add_rows(b, table, conv, T_base, T_tool):
@@ -440,27 +506,11 @@ def read_dh_file(path):
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such DH table file")
     ext = path.suffix.lower()
-    text = path.read_text(encoding="utf-8")
-    if ext == ".toml":
-        try:
-            import tomllib
-        except ModuleNotFoundError:  # Python < 3.11
-            import tomli as tomllib
-        try:
-            spec = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ParseError(f"{path}: invalid TOML: {exc}") from None
-    elif ext in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ModuleNotFoundError:
-            raise ParseError(f"{path}: reading YAML needs PyYAML (pip install pyyaml); or use TOML") from None
-        try:
-            spec = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise ParseError(f"{path}: invalid YAML: {exc}") from None
-    else:
+    if ext not in (".toml", ".yaml", ".yml"):
         raise ParseError(f"{path}: unknown DH table file type '{ext}' (use .toml, .yaml or .yml)")
+    text = _decoded(path)
+    spec = _load_toml(text, path) if ext == ".toml" else _load_yaml(text, path)
+    _check_depth(spec, path)
     if not isinstance(spec, dict):
         raise ParseError(f"{path}: the file must hold a table of keys (name, convention, joint rows ...)")
     for key in spec:
@@ -475,6 +525,125 @@ def read_dh_file(path):
         raise ParseError(f"{path}: missing key 'convention' ('classic' or 'modified'): the two conventions "
                          f"give different robots, so it is never guessed")
     return spec
+
+
+MAX_FILE_BYTES = 50 * 2**20   # largest DH table file read
+MAX_DEPTH = 64                # deepest nesting of lists / tables (a DH table needs 4)
+MAX_NODES = 10_000_000        # most values in a file, YAML aliases expanded (1e7)
+
+
+def _decoded(path):
+    """The file's text: UTF-8 (a BOM allowed), strictly; ParseError with the line and column of a
+    byte that is not UTF-8 (never replaced by U+FFFD)."""
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise ParseError(f"{path}: file of {size} bytes exceeds the limit of {MAX_FILE_BYTES} bytes")
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ParseError(f"{path}, line {line}, column {col} (byte {exc.start}): byte 0x{data[exc.start]:02x} is not "
+                         f"valid UTF-8 (DH table files are UTF-8 text)") from None
+
+
+def _load_toml(text, path):
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ParseError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:   # the parser recurses once per nested array / inline table
+        raise ParseError(f"{path}: invalid TOML: arrays or inline tables nested too deeply (at most {MAX_DEPTH} "
+                         f"levels)") from None
+
+
+def _load_yaml(text, path):
+    """YAML with PyYAML's safe loader, after a scan of its events (which does not recurse): nesting
+    deeper than MAX_DEPTH, more than MAX_NODES values (aliases expanded: no "billion laughs") and
+    recursive aliases are refused before anything is built."""
+    try:
+        import yaml
+    except ModuleNotFoundError:
+        raise ParseError(f"{path}: reading YAML needs PyYAML (pip install pyyaml); or use TOML") from None
+    try:
+        _scan_yaml(yaml, text, path)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        _count_yaml(yaml, node, path)
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ParseError(f"{path}: invalid YAML: {exc}") from None
+    except RecursionError:
+        raise ParseError(f"{path}: invalid YAML: nested too deeply (at most {MAX_DEPTH} levels)") from None
+
+
+def _scan_yaml(yaml, text, path):
+    depth = 0
+    for ev in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ParseError(f"{path}, line {ev.start_mark.line + 1}: invalid YAML: lists or mappings nested "
+                                 f"deeper than {MAX_DEPTH} levels")
+        elif isinstance(ev, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+
+
+def _count_yaml(yaml, root, path):
+    """Values of the document with every alias expanded (memoised per node, so linear in the
+    file): more than MAX_NODES, an expanded nesting deeper than MAX_DEPTH or a recursive alias
+    is refused."""
+    if root is None:
+        return
+    size, depth, state = {}, {}, {}
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        kids = []
+        if isinstance(node, yaml.SequenceNode):
+            kids = node.value
+        elif isinstance(node, yaml.MappingNode):
+            kids = [x for pair in node.value for x in pair]
+        if done:
+            size[key] = 1 + sum(size[id(k)] for k in kids)
+            depth[key] = 1 + max((depth[id(k)] for k in kids), default=0)
+            state[key] = 2
+            if size[key] > MAX_NODES or depth[key] > MAX_DEPTH + 1:
+                what = f"more than {MAX_NODES} values" if size[key] > MAX_NODES else f"deeper than {MAX_DEPTH} levels"
+                raise ParseError(f"{path}, line {node.start_mark.line + 1}: invalid YAML: with its aliases expanded "
+                                 f"the document holds {what} (an alias / anchor bomb?)")
+            continue
+        if state.get(key) == 2:
+            continue
+        if state.get(key) == 1:
+            raise ParseError(f"{path}, line {node.start_mark.line + 1}: invalid YAML: a recursive alias (a list or "
+                             f"mapping that contains itself)")
+        state[key] = 1
+        stack.append((node, True))
+        for k in kids:
+            if state.get(id(k)) == 1:
+                raise ParseError(f"{path}, line {k.start_mark.line + 1}: invalid YAML: a recursive alias (a list or "
+                                 f"mapping that contains itself)")
+            if state.get(id(k)) != 2:
+                stack.append((k, False))
+
+
+def _check_depth(spec, path):
+    """Lists / tables nested at most MAX_DEPTH deep (walked without recursion)."""
+    stack = [(spec, 1)]
+    while stack:
+        x, d = stack.pop()
+        if d > MAX_DEPTH:
+            raise ParseError(f"{path}: values nested deeper than {MAX_DEPTH} levels")
+        if isinstance(x, dict):
+            stack.extend((v, d + 1) for v in x.values())
+        elif isinstance(x, list):
+            stack.extend((v, d + 1) for v in x)
 
 
 def _fmt(x):

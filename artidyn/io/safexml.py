@@ -8,6 +8,7 @@ start tag so that readers can name it in their errors. Every error is a
 """
 import os
 import pathlib
+import re
 from xml.etree.ElementTree import ParseError as _XMLSyntaxError
 
 from defusedxml import DefusedXmlException
@@ -36,6 +37,8 @@ class _Target:
 
     def start(self, tag, attrib):
         el = Element(tag, dict(attrib), self.expat.CurrentLineNumber)
+        if tag[:1] == "{" and "xacro" in tag[:tag.find("}")]:   # an element of the xacro namespace
+            raise xacro_error(self.source, el.line, f"<xacro:{tag[tag.find('}') + 1:]}>")
         self.count += 1
         if len(self.stack) >= MAX_DEPTH:
             raise ParseError(f"{self.source}, line {el.line}: elements nested deeper than {MAX_DEPTH} levels")
@@ -57,8 +60,49 @@ class _Target:
         return self.root
 
 
+_DECL = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
+
+
+XACRO_HINT = "run xacro first (e.g. `xacro robot.urdf.xacro > robot.urdf`) and load its output"
+
+
+def xacro_error(source, line, what):
+    """The ParseError for a xacro file (macros, ``xacro:`` elements): not a plain model file."""
+    return ParseError(f"{source}, line {line}: this is a xacro file ({what}), not a plain URDF: {XACRO_HINT}")
+
+
+def declared_encoding(data):
+    """The encoding named by the XML declaration (lower case), or None."""
+    m = _DECL.match(data)
+    return m.group(1).decode("ascii").lower() if m else None
+
+
+def _encoding_error(data, line, col):
+    """A clearer message when the document's bytes are not valid in its declared encoding (expat
+    says "not well-formed (invalid token)")."""
+    import codecs
+    enc = declared_encoding(data)
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return None
+    name = enc or "utf-8"
+    try:
+        codecs.lookup(name)
+        data.decode(name)
+        return None
+    except LookupError:
+        return f"unknown encoding {enc!r} declared"
+    except UnicodeDecodeError as exc:
+        return (f"byte 0x{data[exc.start]:02x} at offset {exc.start} is not valid {name.upper()}"
+                f"{'' if enc else ' (no encoding declared: XML files are UTF-8 by default)'}")
+
+
 def parse_xml(data, source):
-    """Parse ``data`` (bytes) safely; return the root :class:`Element`. Raises ParseError."""
+    """Parse ``data`` (bytes) safely; return the root :class:`Element`. Raises ParseError.
+
+    The bytes are decoded as the XML declaration says (UTF-8 by default; UTF-16, ISO-8859-1,
+    US-ASCII and Python's single-byte codecs); bytes that are not valid in that encoding are
+    refused with their line and column (never replaced). xacro files are refused (run xacro).
+    """
     target = _Target(source)
     parser = DefusedXMLParser(target=target, forbid_dtd=True, forbid_entities=True, forbid_external=True)
     target.expat = parser.parser
@@ -68,6 +112,10 @@ def parse_xml(data, source):
     except _XMLSyntaxError as exc:
         line, col = getattr(exc, "position", (0, 0))
         msg = str(exc).split(":")[0]
+        if "invalid token" in msg or "encoding" in msg:
+            msg = _encoding_error(data, line, col) or msg
+        if msg == "unbound prefix" and b"xacro:" in data:
+            raise xacro_error(source, line, "'xacro:' elements") from None
         raise ParseError(f"{source}, line {line}, column {col}: malformed XML ({msg})") from None
     except DefusedXmlException as exc:
         raise ParseError(f"{source}, line {parser.parser.CurrentLineNumber}: {type(exc).__name__}: "
@@ -79,10 +127,25 @@ def parse_xml(data, source):
 
 def read_source(src, what="URDF"):
     """(bytes, source name) from a file name or from the document text (a string starting with '<')."""
+    if not isinstance(src, (str, bytes, os.PathLike)):
+        from ..errors import InputError
+        raise InputError(f"expected a {what} file name or {what} text, got {type(src).__name__}")
+    if isinstance(src, (str, bytes)) and not src.strip():
+        from ..errors import InputError
+        raise InputError(f"expected a {what} file name or {what} text, got an empty string")
     if isinstance(src, bytes):
-        src = src.decode("utf-8", errors="replace") if src.lstrip()[:1] == b"<" else os.fsdecode(src)
+        if src.lstrip()[:1] == b"<" or src[:2] in (b"\xff\xfe", b"\xfe\xff") or src[:3] == b"\xef\xbb\xbf":
+            if len(src) > MAX_BYTES:
+                raise ParseError(f"<bytes>: {what} text of {len(src)} bytes exceeds the limit of {MAX_BYTES} bytes")
+            return src, "<string>"  # the bytes as given: expat decodes them as declared
+        src = os.fsdecode(src)
     if isinstance(src, str) and src.lstrip().startswith("<"):
-        data = src.encode("utf-8")
+        enc = declared_encoding(src[:200].encode("ascii", "replace"))
+        try:  # text whose declaration names an encoding: bytes in that encoding, as a file would hold
+            data = src.encode(enc or "utf-8")
+        except (LookupError, UnicodeEncodeError) as exc:
+            raise ParseError(f"<string>: the XML declaration names encoding {enc!r}, which cannot hold this text "
+                             f"({type(exc).__name__}); remove the declaration or fix it") from None
         if len(data) > MAX_BYTES:
             raise ParseError(f"<string>: {what} text of {len(data)} bytes exceeds the limit of {MAX_BYTES} bytes")
         return data, "<string>"
@@ -98,7 +161,7 @@ def read_source(src, what="URDF"):
 
 # An XML Schema decimal / double in its lexical form, ASCII digits only: Python's float() also
 # takes "1_5" (as 15), non-ASCII digits and surrounding spaces, which a model file must not.
-_XML_NUMBER = __import__("re").compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", 256)  # re.ASCII
+_XML_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", 256)  # re.ASCII
 
 
 def xml_number(text):

@@ -53,8 +53,19 @@ valid data (:func:`repaired_inertia`; a massless moving leaf gets ``MIN_MASS`` a
 ``MIN_INERTIA``), each change recorded as a note of kind "repaired". Negative masses are
 never repaired.
 
+Ranges (:mod:`artidyn.checks`): lengths (origins, centres of mass, axes, shape sizes) and
+angles within +/-1e6, masses up to 1e9 kg, inertia entries, damping and friction up to 1e15;
+beyond them the dynamics would overflow, so the element is refused (ModelError naming the file,
+line, element and attribute). Revolute limits between 4 pi and 1000 (e.g. -170 .. 170: degrees
+typed as radians) get a note of kind "plausibility" and a
+:class:`~artidyn.errors.PlausibilityWarning`; ``strict=True`` refuses them.
+
 Safety: the XML goes through :mod:`artidyn.io.safexml` (defusedxml, no DTD, no entities, size,
-depth and element-count limits). Errors name the file and the line.
+depth and element-count limits). The bytes are decoded as the XML declaration says (UTF-8 by
+default; ISO-8859-1, UTF-16 ...); bytes invalid in that encoding are refused with their line
+and column. A xacro file (``xacro:`` elements, ``${...}`` in a value that is read) is refused:
+run xacro first. Names with control characters (newline, tab) are refused. Errors name the file
+and the line.
 """
 import pathlib
 import warnings
@@ -62,7 +73,7 @@ import warnings
 import numpy as np
 
 from ..builder import ModelBuilder
-from ..errors import ModelError, ParseError
+from ..errors import ModelError, ParseError, PlausibilityWarning
 from ..geometry import Box, Capsule, Cylinder, Mesh, Sphere
 from ..model import ConstraintSpec
 from .mesh_paths import resolve_mesh
@@ -159,11 +170,12 @@ def _shape(item, base_dir):
 def _collisions(builder, reader, links, order, base_dir):
     """Add each link's ``<collision>`` shapes to the builder; unusable ones become notes."""
     counts, skipped = {}, 0
-    names = [it["name"] for n in order for it in links[n]["collisions"] if it["name"]]
+    from collections import Counter
+    names = Counter(it["name"] for n in order for it in links[n]["collisions"] if it["name"])
     used = set(names)
     for n in order:
         for k, it in enumerate(links[n]["collisions"]):
-            name = it["name"] if it["name"] and names.count(it["name"]) == 1 else f"{n}_{k}"
+            name = it["name"] if it["name"] and names[it["name"]] == 1 else f"{n}_{k}"
             name = None if name in used and name != it["name"] else name  # None: the builder picks one
             used.add(name)
             try:
@@ -220,8 +232,9 @@ def load_urdf(path, floating_base=False, strict=False, gravity=(0.0, 0.0, -9.81)
         Give the root link a free joint ``root_joint`` (q: [p_world, quaternion xyzw]).
         Otherwise the root link is fixed to the world.
     strict : bool
-        Raise :class:`ParseError` on any default applied or any element ignored, instead of
-        recording it in ``model.load_report``.
+        Raise :class:`ParseError` on any default applied, any element ignored or any value that
+        looks like a unit mistake (revolute limits in degrees), instead of recording it in
+        ``model.load_report``.
     gravity : (3,) gravity in the world frame.
     repair : bool, default True
         Replace physically invalid inertias (not positive semi-definite, triangle inequality
@@ -289,6 +302,11 @@ def load_urdf(path, floating_base=False, strict=False, gravity=(0.0, 0.0, -9.81)
         model = builder.build()
     except ModelError as exc:
         raise ModelError(f"{exc} [while building {source}]") from None
+    suspect = [n for n in model.load_report if n.kind == "plausibility"]
+    if suspect:
+        warnings.warn(f"{source}: {len(suspect)} value(s) look like a unit mistake, e.g. {suspect[0].element}: "
+                      f"{suspect[0].message}; see model.load_report (strict=True refuses them)",
+                      PlausibilityWarning, stacklevel=2)
     repaired = [n.element for n in model.load_report if n.kind == "repaired"]
     if repaired:
         warnings.warn(f"{source}: physically invalid inertial data repaired on {len(repaired)} link(s) "

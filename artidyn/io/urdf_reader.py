@@ -10,9 +10,10 @@ import pathlib
 import numpy as np
 
 from ..builder import check_inertia
+from ..checks import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from ..errors import ModelError, ParseError
 from ..spatial.rotations import rpy_to_matrix
-from .safexml import xml_number
+from .safexml import XACRO_HINT, xml_number
 
 JOINT_KINDS = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic",
                "fixed": "fixed", "floating": "free"}
@@ -48,7 +49,7 @@ class UrdfReader:
         return cls(f"{self.where(el)}: {msg}")
 
     def note(self, kind, el, element, msg):
-        if self.strict and kind in ("default", "ignored", "repaired"):
+        if self.strict and kind in ("default", "ignored", "repaired", "plausibility"):
             raise self.error(el, f"{element}: {msg} (strict=True)")
         self.notes.append((kind, element, msg, el.line))
 
@@ -67,8 +68,9 @@ class UrdfReader:
             if a not in _ATTRS.get(el.tag, ()):
                 self.ignore(el, "", key=f"attribute '{a}' of <{el.tag}>", msg="unknown attribute, not read")
 
-    def floats(self, el, attr, n, default=None, what=""):
-        """``n`` finite floats from attribute ``attr`` of ``el`` (``default`` when absent)."""
+    def floats(self, el, attr, n, default=None, what="", bound=None, unit=""):
+        """``n`` finite floats from attribute ``attr`` of ``el`` (``default`` when absent), each at
+        most ``bound`` in magnitude when given (the documented ranges of :mod:`artidyn.checks`)."""
         text = el.attrib.get(attr) if el is not None else None
         if text is None:
             if default is None:
@@ -78,12 +80,18 @@ class UrdfReader:
             vals = [xml_number(t) for t in text.split()]
         except ValueError:
             bad = next(t for t in text.split() if _bad_number(t))
+            if "${" in text or "$(" in text:
+                raise self.error(el, f"{what}<{el.tag} {attr}=\"{text[:40]}\">: a xacro expression, not a number: "
+                                     f"{XACRO_HINT}") from None
             raise self.error(el, f"{what}<{el.tag} {attr}=\"{text[:40]}\">: {bad!r} is not a number (plain decimal "
                                  f"or exponent notation, ASCII digits)") from None
         if len(vals) != n:
             raise self.error(el, f"{what}<{el.tag} {attr}=\"{text[:40]}\">: expected {n} number(s), got {len(vals)}")
         if not all(math.isfinite(v) for v in vals):
             raise self.error(el, f"{what}<{el.tag} {attr}=\"{text[:40]}\">: values must be finite")
+        if bound is not None and any(abs(v) > bound for v in vals):
+            raise self.error(el, f"{what}<{el.tag} {attr}=\"{text[:40]}\">: beyond the accepted range +/-{bound:g}"
+                                 f"{unit} (artidyn.checks; larger values overflow the dynamics)", ModelError)
         return np.array(vals)
 
     def child(self, el, tag):
@@ -97,12 +105,15 @@ class UrdfReader:
         if o is None:
             return np.zeros(3), np.zeros(3)
         self.check_attrs(o)
-        return self.floats(o, "xyz", 3, (0, 0, 0), what), self.floats(o, "rpy", 3, (0, 0, 0), what)
+        return (self.floats(o, "xyz", 3, (0, 0, 0), what, MAX_LENGTH, " m"),
+                self.floats(o, "rpy", 3, (0, 0, 0), what, MAX_LENGTH, " rad"))
 
-    def name(self, el):
-        name = el.attrib.get("name", "").strip()
+    def name(self, el, attr="name"):
+        name = el.attrib.get(attr, "").strip()
         if not name:
-            raise self.error(el, f"<{el.tag}> without a name")
+            raise self.error(el, f"<{el.tag}> without a name" if attr == "name" else f"<{el.tag}> has no '{attr}'")
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+            raise self.error(el, f"<{el.tag} {attr}={name[:40]!r}>: a name with a control character (newline, tab ...)")
         return name
 
     # -- links ----------------------------------------------------------------------------
@@ -141,12 +152,15 @@ class UrdfReader:
                 self.ignore(c, "inertial")
         self.check_attrs(m)
         self.check_attrs(I_el)
-        mass = float(self.floats(m, "value", 1, what=what)[0])
-        ixx, ixy, ixz, iyy, iyz, izz = (float(self.floats(I_el, k, 1, what=what)[0])
+        mass = float(self.floats(m, "value", 1, what=what, bound=MAX_MASS, unit=" kg")[0])
+        ixx, ixy, ixz, iyy, iyz, izz = (float(self.floats(I_el, k, 1, what=what, bound=MAX_INERTIA, unit=" kg m^2")[0])
                                         for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
         I_c = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-        R = rpy_to_matrix(rpy)
-        rec.update(mass=mass, com=xyz, inertia=R @ I_c @ R.T, rotated=bool(np.any(rpy != 0)))
+        rotated = bool(np.any(rpy != 0))
+        if rotated:
+            R = rpy_to_matrix(rpy)
+            I_c = R @ I_c @ R.T
+        rec.update(mass=mass, com=xyz, inertia=I_c, rotated=rotated)
         self.physical(el, rec)
 
     def physical(self, el, rec):
@@ -208,18 +222,18 @@ class UrdfReader:
         self.check_attrs(g)
         item = {"name": el.attrib.get("name", "").strip() or None, "el": g, "tag": g.tag, "xyz": xyz, "rpy": rpy}
         if g.tag == "box":
-            item["size"] = self.floats(g, "size", 3, what=what)
+            item["size"] = self.floats(g, "size", 3, what=what, bound=MAX_LENGTH, unit=" m")
         elif g.tag == "sphere":
-            item["radius"] = float(self.floats(g, "radius", 1, what=what)[0])
+            item["radius"] = float(self.floats(g, "radius", 1, what=what, bound=MAX_LENGTH, unit=" m")[0])
         elif g.tag in ("cylinder", "capsule"):
-            item["radius"] = float(self.floats(g, "radius", 1, what=what)[0])
-            item["length"] = float(self.floats(g, "length", 1, what=what)[0])
+            item["radius"] = float(self.floats(g, "radius", 1, what=what, bound=MAX_LENGTH, unit=" m")[0])
+            item["length"] = float(self.floats(g, "length", 1, what=what, bound=MAX_LENGTH, unit=" m")[0])
         else:
             f = g.attrib.get("filename", "").strip()
             if not f:
                 raise self.error(g, f"{what}<mesh> has no 'filename' attribute")
             item["filename"] = f
-            item["scale"] = self.floats(g, "scale", 3, (1, 1, 1), what)
+            item["scale"] = self.floats(g, "scale", 3, (1, 1, 1), what, MAX_LENGTH)
             if f not in rec["meshes"]:
                 rec["meshes"].append(f)
         rec["collisions"].append(item)
@@ -260,7 +274,7 @@ class UrdfReader:
             if c is None or not c.attrib.get("link"):
                 raise self.error(c or el, f"{what}no <{tag} link=...>")
             self.check_attrs(c)
-            rec[tag] = c.attrib["link"]
+            rec[tag] = self.name(c, "link")
         rec["xyz"], rec["rpy"] = self.origin(el, what)
         moving = rec["kind"] in ("revolute", "continuous", "prismatic")
         for c in el.children:
@@ -268,13 +282,13 @@ class UrdfReader:
                 continue
             if c.tag == "axis" and moving:
                 self.check_attrs(c)
-                rec["axis"] = self.floats(c, "xyz", 3, (1, 0, 0), what)
+                rec["axis"] = self.floats(c, "xyz", 3, (1, 0, 0), what, MAX_LENGTH)
             elif c.tag == "limit" and moving:
                 self.limit(c, rec, what)
             elif c.tag == "dynamics" and moving:
                 self.check_attrs(c)
-                rec["damping"] = float(self.floats(c, "damping", 1, (0,), what)[0])
-                rec["coulomb"] = float(self.floats(c, "friction", 1, (0,), what)[0])
+                rec["damping"] = float(self.floats(c, "damping", 1, (0,), what, MAX_INERTIA)[0])
+                rec["coulomb"] = float(self.floats(c, "friction", 1, (0,), what, MAX_INERTIA)[0])
             elif c.tag == "mimic":
                 self.mimic(c, rec, what)
             elif c.tag in ("axis", "limit", "dynamics"):
@@ -320,6 +334,9 @@ class UrdfReader:
             else:
                 rec[key] = 0.0
                 self.note("default", el, f"joint '{jname}'", f"<limit> without '{key}': URDF default 0")
+        if rec["kind"] == "revolute" and looks_like_degrees(rec["lower"], rec["upper"]):
+            self.note("plausibility", el, f"joint '{jname}'", f"revolute limits {rec['lower']:g} .. {rec['upper']:g} "
+                      f"rad look like degrees (URDF angles are radians; {DEGREE_HINT})")
 
     # -- the tree -------------------------------------------------------------------------
     def read(self):
@@ -329,7 +346,9 @@ class UrdfReader:
             raise self.error(root, f"the root element is <{root.tag}>, expected <robot>{hint}")
         self.check_attrs(root)
         name = root.attrib.get("name", "").strip()
-        if not name:
+        if name:
+            name = self.name(root)   # refuses control characters
+        else:
             name = pathlib.Path(self.source).stem if self.source != "<string>" else "robot"
             self.note("default", root, "robot", f"<robot> without a name: named '{name}'")
         links, joints = {}, {}
@@ -388,6 +407,17 @@ class UrdfReader:
             builder.report.add(kind, element, msg, line)
         for key, (line, count, msg) in self.ignored.items():
             builder.report.add("ignored", key, f"{msg} ({count} element{'s' if count > 1 else ''})", line)
+
+
+ANGLE_LIMIT_SUSPECT = (4 * math.pi, 1000.0)   # |revolute limit| in this range: degrees typed as radians?
+DEGREE_HINT = "radians = degrees * pi / 180"
+
+
+def looks_like_degrees(*angles):
+    """True when a revolute limit lies in ANGLE_LIMIT_SUSPECT (above two turns, below a "no limit"
+    sentinel such as 1e16): -170 .. 170 is degrees; real robots go up to about +/-10 rad."""
+    lo, hi = ANGLE_LIMIT_SUSPECT
+    return any(a is not None and lo < abs(a) <= hi for a in angles)
 
 
 def repaired_inertia(mass, I):

@@ -87,7 +87,10 @@ def _table(model):
 
 def _real(x):
     """x as a float64 array, or None for complex / object / non-numeric input."""
-    x = np.asarray(x)
+    try:
+        x = np.asarray(x)
+    except (TypeError, ValueError):         # ragged lists: the reference code names the argument
+        return None
     if x.dtype.kind not in "fiub":
         return None
     return x.astype(np.float64, copy=False)
@@ -159,7 +162,10 @@ def rnea(model, q, v, a, f_ext=None, friction=True):
     """:func:`artidyn.dynamics.rnea` through the kernels, or None."""
     if not _ON[0]:
         return None
-    B = model._cache.get(KEY)
+    try:
+        B = model._cache.get(KEY)
+    except AttributeError:      # not a Model: the reference code names the mistake
+        return None
     if B is None:
         B = packed(model)
     opts = FRICTION if friction else 0
@@ -178,7 +184,10 @@ def aba(model, q, v, tau, f_ext=None, friction=True):
     """:func:`artidyn.dynamics.aba` through the kernels, or None."""
     if not _ON[0]:
         return None
-    B = model._cache.get(KEY)
+    try:
+        B = model._cache.get(KEY)
+    except AttributeError:      # not a Model: the reference code names the mistake
+        return None
     if B is None:
         B = packed(model)
     opts = FRICTION if friction else 0
@@ -197,7 +206,10 @@ def crba(model, q):
     """:func:`artidyn.dynamics.crba` through the kernels, or None."""
     if not _ON[0]:
         return None
-    B = model._cache.get(KEY)
+    try:
+        B = model._cache.get(KEY)
+    except AttributeError:      # not a Model: the reference code names the mistake
+        return None
     if B is None:
         B = packed(model)
     try:
@@ -234,7 +246,10 @@ def body_placements(model, q):
     """:func:`artidyn.kinematics.body_placements` through the kernels, or None."""
     if not _ON[0]:
         return None
-    B = model._cache.get(KEY)
+    try:
+        B = model._cache.get(KEY)
+    except AttributeError:      # not a Model: the reference code names the mistake
+        return None
     if B is None:
         B = packed(model)
     try:
@@ -250,7 +265,10 @@ def frame_placement(model, q, body, Tf):
     """World placement of the frame ``Tf`` (4x4 in body ``body``), or None."""
     if not _ON[0]:
         return None
-    B = model._cache.get(KEY)
+    try:
+        B = model._cache.get(KEY)
+    except AttributeError:      # not a Model: the reference code names the mistake
+        return None
     if B is None:
         B = packed(model)
     try:
@@ -266,7 +284,10 @@ def jacobian(model, q, body, Tf, expressed="world"):
     """Jacobian (6, nv) of the frame ``Tf`` on ``body``, or None (also for a bad ``expressed``)."""
     if not _ON[0] or expressed not in ("world", "local"):
         return None
-    B = model._cache.get(KEY)
+    try:
+        B = model._cache.get(KEY)
+    except AttributeError:      # not a Model: the reference code names the mistake
+        return None
     if B is None:
         B = packed(model)
     opts = LOCAL if expressed == "local" else 0

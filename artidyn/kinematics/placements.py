@@ -39,7 +39,12 @@ def _check_expressed(expressed):
 
 def _frame_on_body(model, frame, point=None):
     """(body, placement of the frame in the body frame), moved to ``point`` (frame coordinates)."""
-    f = model.frame(frame)
+    try:
+        f = model.frame(frame)
+    except AttributeError:
+        from ..checks import as_model
+        as_model(model)                 # not a Model: says what to pass instead
+        raise
     P = f.placement
     if point is not None:
         point = np.asarray(point, dtype=float)

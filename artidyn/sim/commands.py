@@ -11,7 +11,10 @@
     Coulomb friction (many real URDFs: tiny finger links with damping and friction).
 
 ``MODEL`` is anything :func:`artidyn.io.load` accepts (a URDF or DH file, a built-in name, an
-example-robot-data stem). Each handler returns 0 on success; errors propagate as artidyn errors.
+example-robot-data stem). Each handler returns 0 on success; errors propagate as artidyn errors
+(one line from the CLI: the trajectory file is checked first, naming the row of a bad value).
+Existing output files are refused unless ``--force`` is given. ``--floating-base`` applies to
+URDF models only (a DH table or a built-in robot refuses it).
 """
 import pathlib
 import sys
@@ -23,6 +26,7 @@ from .simulate import METHODS
 
 def register(subparsers):
     """Add the ``torques`` and ``simulate`` sub-commands to an argparse ``subparsers`` object."""
+    from ..cli import number
     p = subparsers.add_parser("torques", help="joint torques (inverse dynamics) along a trajectory file",
                               description="Inverse dynamics (RNEA) along a sampled trajectory: writes "
                                           "torques.csv and torques.png in --out.")
@@ -31,21 +35,23 @@ def register(subparsers):
                    help="CSV with a header: t, then q_<joint> (or bare joint names) and optional "
                         "v_<joint>, a_<joint> columns; missing v, a are obtained by finite differences")
     p.add_argument("--out", default=".", metavar="DIR", help="output folder (default: current folder)")
+    p.add_argument("--force", action="store_true", help="overwrite existing output files")
     p.set_defaults(func=cmd_torques)
 
     s = subparsers.add_parser("simulate", help="simulate the unactuated model (gravity and friction)")
     _model_arguments(s)
     s.add_argument("--q0", nargs="+", metavar="Q", help="initial configuration (nq numbers, spaces or "
                    "commas; default: the neutral configuration)")
-    s.add_argument("--v0", type=float, nargs="+", metavar="V", help="initial velocity (nv numbers; default 0)")
-    s.add_argument("--t-final", type=float, default=1.0, help="duration in seconds (default 1)")
-    s.add_argument("--dt", type=float, default=None,
+    s.add_argument("--v0", type=number, nargs="+", metavar="V", help="initial velocity (nv numbers; default 0)")
+    s.add_argument("--t-final", type=number, default=1.0, help="duration in seconds (default 1)")
+    s.add_argument("--dt", type=number, default=None,
                    help="time step in seconds (default: from the model's fastest mode, at most 0.001; for "
                         "dopri5 the sample spacing)")
     s.add_argument("--method", default="auto", choices=METHODS,
                    help="integrator (default auto: rk4, or implicit for stiff joint damping / Coulomb friction)")
     s.add_argument("--every", type=int, default=1, metavar="K", help="keep every K-th step (default 1)")
     s.add_argument("--out", default=".", metavar="DIR", help="output folder (default: current folder)")
+    s.add_argument("--force", action="store_true", help="overwrite existing output files")
     s.set_defaults(func=cmd_simulate)
 
 
@@ -63,10 +69,72 @@ def load_model(args):
     return load(args.model, **kwargs)
 
 
-def _out_dir(args):
+def _out_dir(args, names=()):
+    """The output folder (made if needed), after refusing to overwrite ``names`` without --force."""
+    from ..errors import InputError
+
     out = pathlib.Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: exists and is not a folder")
+    if not getattr(args, "force", False):
+        for name in names:
+            if (out / name).exists():
+                raise InputError(f"{out / name} exists; pass --force to overwrite it")
     out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+def check_trajectory_csv(path):
+    """Refuse, naming the file and the row, what the CSV reader would misread: bytes that are not
+    UTF-8, no header, a header without rows, a row with non-numbers, NaN / infinite values, time
+    stamps that do not increase."""
+    from ..errors import InputError
+    from ..io.safexml import xml_number
+
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise InputError(f"--trajectory {path}: no such file")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        row = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"{path}, row {row}: byte 0x{data[exc.start]:02x} is not UTF-8 text (a CSV file is "
+                         f"expected)") from None
+    lines = text.splitlines()
+    if not lines or not lines[0].strip():
+        raise InputError(f"{path}: empty file (expected a header row 't, q_<joint> ...' and data rows)")
+    header = [h.strip() for h in lines[0].split(",")]
+    if all(_numeric(h) for h in header):
+        raise InputError(f"{path}, row 1: no header row (expected column names 't, q_<joint> ...')")
+    rows = [(k, ln) for k, ln in enumerate(lines[1:], start=2) if ln.strip()]
+    if not rows:
+        raise InputError(f"{path}: a header and no data rows")
+    t_col = header.index("t") if "t" in header else None
+    last = None
+    for k, ln in rows:
+        cells = [c.strip() for c in ln.split(",")]
+        if len(cells) != len(header):
+            raise InputError(f"{path}, row {k}: {len(cells)} values for {len(header)} columns")
+        for name, c in zip(header, cells):
+            try:
+                xml_number(c)
+            except ValueError:
+                raise InputError(f"{path}, row {k}, column '{name}': {c[:30]!r} is not a finite number") from None
+        if t_col is not None:
+            t = float(cells[t_col])
+            if last is not None and not t > last:
+                raise InputError(f"{path}, row {k}: time stamp {t:g} does not increase (previous {last:g})")
+            last = t
+
+
+def _numeric(text):
+    from ..io.safexml import xml_number
+    try:
+        xml_number(text)
+        return True
+    except ValueError:
+        return False
 
 
 def cmd_torques(args):
@@ -76,6 +144,8 @@ def cmd_torques(args):
     from .simulate import coordinate_names
     from .trajectories import read_trajectory_csv, velocities_from_positions
 
+    check_trajectory_csv(args.trajectory)
+    _out_dir(args, ("torques.csv", "torques.png"))   # refuse to overwrite before computing
     model = load_model(args)
     t, q, v, a = read_trajectory_csv(model, args.trajectory)
     how = "from the file"
@@ -85,7 +155,7 @@ def cmd_torques(args):
         a = a_fd if a is None else a
         how = "by finite differences of q"
     tau = np.atleast_2d(rnea(model, q, v, a))
-    out = _out_dir(args)
+    out = _out_dir(args, ("torques.csv", "torques.png"))
     names = coordinate_names(model, "v")
     np.savetxt(out / "torques.csv", np.column_stack([t, tau]), delimiter=",", comments="", fmt="%.17g",
                header=",".join(["t"] + [f"tau_{n}" for n in names]))
@@ -109,6 +179,8 @@ def cmd_simulate(args):
     from ..errors import SimulationError
     from .simulate import auto_method, default_dt, simulate
 
+    files = ("simulation.csv", "simulation.npz", "trajectory.png", "energy.png")
+    _out_dir(args, files)   # refuse to overwrite before computing
     model = load_model(args)
     q0 = parse_q(model, args.q0, what="--q0")
     v0 = None if args.v0 is None else np.array(args.v0)
@@ -121,7 +193,7 @@ def cmd_simulate(args):
                           record_every=args.every if method not in ("dopri5", "scipy") else 1)
     except SimulationError as exc:       # keep what was computed, then report the failure
         failure, result = exc, exc.result
-    out = _out_dir(args)
+    out = _out_dir(args, files)
     result.to_csv(out / "simulation.csv")
     result.to_npz(out / "simulation.npz")
     result.plot(out / "trajectory.png", what=("q", "v", "energy"))

@@ -7,12 +7,14 @@ called once per step (zero-order hold, like a digital controller) between compil
 ``method="scipy"`` keeps the readable reference route (:mod:`.integrate`, ``solve_ivp``).
 """
 import math
+import os
 import sys
 import time
 import warnings
 
 import numpy as np
 
+from ..checks import MAX_STATE
 from ..configuration import _joint_at_q, as_batch, as_q
 from ..errors import InputError, ShapeError, SimulationError
 from ..joints import CYLINDRICAL, FREE, SPHERICAL
@@ -24,6 +26,7 @@ RECORD = ("q", "v", "a", "tau", "energy")
 _CODES = {"semi-implicit": 0, "rk4": 1, "implicit": 2, "dopri5": 3}
 DEFAULT_IVP = {"method": "DOP853", "rtol": 1e-10, "atol": 1e-12}
 MAX_EVENTS = 256
+MAX_GRID_STEPS = 1e9   # most steps of a fixed-step grid (t_final / dt)
 _STATUS = {1: "non-finite state", 2: "energy error", 3: "step size underflow", 4: "step budget exhausted",
            6: "matrix not positive definite"}
 
@@ -37,8 +40,26 @@ def time_grid(t_final, dt):
     for name, val in (("t_final", t_final), ("dt", dt)):
         if not isinstance(val, (int, float, np.floating, np.integer)) or not np.isfinite(val) or val <= 0:
             raise InputError(f"simulate: {name} must be a positive finite number of seconds, got {val!r}")
-    n_steps = max(1, int(np.ceil(t_final / dt - 1e-9)))
+    ratio = float(t_final) / float(dt)
+    if not ratio <= MAX_GRID_STEPS:
+        raise InputError(f"simulate: t_final / dt = {t_final:g} / {dt:g} = {ratio:.3g} steps, more than "
+                         f"{MAX_GRID_STEPS:.0e}: the time grid alone would not fit in memory; use a larger dt or "
+                         f"a shorter t_final")
+    n_steps = max(1, int(np.ceil(ratio - 1e-9)))
+    check_memory((n_steps + 1) * 8, "the time grid")
     return np.linspace(0.0, float(t_final), n_steps + 1)
+
+
+def check_memory(nbytes, what):
+    """InputError before allocating ``nbytes`` for ``what`` when that exceeds half the machine's memory."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        total = 16 * 2**30
+    if nbytes > total / 2:
+        raise InputError(f"simulate: {what} would take {nbytes / 2**30:.3g} GiB, more than half of this machine's "
+                         f"{total / 2**30:.3g} GiB; keep fewer samples (record_every=k, record=('q', 'v')), use a "
+                         f"larger dt or a shorter t_final")
 
 
 # --- the default step ----------------------------------------------------------------------------
@@ -116,6 +137,9 @@ def auto_method(model, q0=None, friction=True):
 # --- running the engine --------------------------------------------------------------------------
 
 def _states(model, q0, v0):
+    for name, x in (("q0", q0), ("v0", v0)):   # complex: the imaginary part would be dropped silently
+        if x is not None and not callable(x) and np.iscomplexobj(x):
+            raise InputError(f"simulate: {name} is complex; pass real numbers (the imaginary part would be dropped)")
     Q, single = as_q(model, q0, "q0")
     V, single_v = as_batch(model, np.zeros(model.nv) if v0 is None else v0, "v0", "nv")
     N = max(Q.shape[0], V.shape[0])
@@ -284,10 +308,11 @@ class _Run:
             if tau_fn is not None:
                 out = tau_fn(t, q_view, v_view)
                 if not (isinstance(out, np.ndarray) and out.shape == (nv,) and out.dtype == np.float64):
-                    out = _python_torque(model, Bact, np.asarray(out, dtype=float))
+                    out = _python_torque(model, Bact, _torque_value(out, t))
                 tau_row[:] = out
-                if not np.isfinite(tau_row).all():
-                    raise InputError(f"tau(t, q, v) returned NaN or infinite values at t = {t:.6g} s: {out}")
+                if not (np.abs(tau_row) <= MAX_STATE).all():
+                    raise InputError(f"tau(t, q, v) returned NaN, infinite or huge values (beyond +/-{MAX_STATE:g}) "
+                                     f"at t = {t:.6g} s: {out}")
             if f_fn is not None:
                 out = np.asarray(f_fn(t, q_view, v_view), dtype=float)
                 if out.shape != (model.nb + 1, 6) or not np.all(np.isfinite(out)):
@@ -309,6 +334,20 @@ class _Run:
                   self.events, self.si, self.sf, nchunk)
 
 
+def _torque_value(out, t):
+    """The value of a Python torque function as a float array; InputError for None, complex values
+    (whose imaginary part would be dropped), strings and other objects."""
+    if out is None:
+        raise InputError(f"tau(t, q, v) returned None at t = {t:.6g} s (did the function forget to return?)")
+    arr = np.asarray(out)
+    if np.iscomplexobj(arr):
+        raise InputError(f"tau(t, q, v) returned complex values at t = {t:.6g} s; torques are real")
+    if arr.dtype.kind not in "fiub":
+        raise InputError(f"tau(t, q, v) returned {type(out).__name__} {str(out)[:40]!r} at t = {t:.6g} s; "
+                         f"expected an array of numbers")
+    return arr.astype(float)
+
+
 def _python_torque(model, Bact, out):
     """The value of a Python torque function as generalized torques (nv,), or a clear error."""
     from .inputs import generalized
@@ -316,6 +355,8 @@ def _python_torque(model, Bact, out):
     if out.ndim != 1:
         raise ShapeError(f"tau(t, q, v) returned shape {out.shape}; expected ({model.nv},) generalized torques "
                          f"or ({Bact.shape[1]},) actuator inputs")
+    if not np.all(np.abs(out) <= MAX_STATE):
+        raise InputError(f"tau(t, q, v) returned NaN, infinite or huge values (beyond +/-{MAX_STATE:g}): {out}")
     out = generalized(model, Bact, out, "tau(t, q, v)")
     if not np.all(np.isfinite(out)):
         raise InputError(f"tau(t, q, v) returned NaN or infinite values: {out}")
@@ -575,6 +616,9 @@ def _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, metho
                          f"at rest and the adaptive step collapses there. Use method='implicit' (stick-slip "
                          f"solved at each step), a fixed-step method, or friction=False")
     grid, t_out, every, h0 = _grids(model, Q, t_final, dt, method, t_eval, record_every)
+    bits = _record_bits(record or RECORD)
+    per_sample = model.nq + model.nv * (1 + bool(bits & 4) + bool(bits & 8)) + 2 * bool(bits & 16)
+    check_memory(8 * N * t_out.size * per_sample, f"the recorded samples ({N} run(s) x {t_out.size} samples)")
     if model.nv == 0:   # nothing moves (a fixed-base model without joints)
         return _motionless(model, N, single and not rollout, t_out, method, grid)
     run = _Run(model, Q, V, N, single, tau, f_ext, controller, method, grid, t_out, every, rtol, atol, energy_tol,
