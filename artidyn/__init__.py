@@ -18,7 +18,7 @@ from .dynamics import (aba, actuation_matrix, centroidal_momentum, crba, externa
                        mechanical_energy, momentum, potential_energy, rnea, spring_energy, spring_torque)
 from .dynamics import (christoffel, coriolis_matrix, gaha, gravity, mass_matrix_derivative,  # noqa: F401
                        newton_euler_nonrecursive, nonlinear_effects)
-from .dynamics import aba_derivatives, hybrid_dynamics, rnea_derivatives  # noqa: F401
+from .dynamics import Dynamics, aba_derivatives, hybrid_dynamics, rnea_derivatives  # noqa: F401
 from .constraints import (assemble, constrained_dynamics, constrained_inverse_dynamics,  # noqa: F401
                           constraint_terms)
 from .sim import SimulationResult, default_dt, quintic, rollout, simulate, simulate_constrained  # noqa: F401

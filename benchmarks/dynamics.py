@@ -8,11 +8,12 @@ Columns (microseconds; "per state" = a batch of N states timed as one call, divi
 
 ==============  ===========================================================================
 single          one call from Python with one state: ``artidyn.rnea(model, q, v, a)``
+bound           the bound evaluator: ``dyn.rnea(q, v, a, out=tau)`` with ``dyn = artidyn.Dynamics(model)``
 batch/state     ``artidyn.rnea(model, Q, V, A)`` with Q (N, nq) ..., N = 10 000, all cores
 pin single      ``pin.rnea(model, data, q, v, a)`` (``pin.aba``, ``pin.crba``)
 pin par1/par2   ``pin.rneaInParallel(threads, ModelPool, Q, V, A, out)`` (``abaInParallel``)
                 with 1 and 2 threads; for crba (no parallel version) a Python loop of ``pin.crba``
-single ratio    single / pin single
+single ratio    single / pin single (bound ratio: bound / pin single)
 batch ratio     batch/state / best of pin par1, par2
 ==============  ===========================================================================
 
@@ -142,33 +143,38 @@ def measure(label, model, pm, n_batch, repeat):
     out = np.zeros((pm.nv, n_batch), order="F")
     n_crba = max(200, n_batch // 20)
     rows = []
+    dyn = artidyn.Dynamics(model)
+    o_v, o_m = np.empty(model.nv), np.empty((model.nv, model.nv))
     for name in ("rnea", "aba", "crba"):
         if name == "rnea":
             single = lambda: artidyn.rnea(model, q, v, a)                        # noqa: E731
+            bound = lambda: dyn.rnea(q, v, a, out=o_v)                           # noqa: E731
             batch = lambda: artidyn.rnea(model, Q, V, A)                         # noqa: E731
             p_single = lambda: pin.rnea(pm, data, pq, pv, pa)                    # noqa: E731
             p_par = lambda t: pin.rneaInParallel(t, pool, pQ, pV, pA, out)       # noqa: E731
         elif name == "aba":
             single = lambda: artidyn.aba(model, q, v, a)                         # noqa: E731
+            bound = lambda: dyn.aba(q, v, a, out=o_v)                            # noqa: E731
             batch = lambda: artidyn.aba(model, Q, V, A)                          # noqa: E731
             p_single = lambda: pin.aba(pm, data, pq, pv, pa)                     # noqa: E731
             p_par = lambda t: pin.abaInParallel(t, pool, pQ, pV, pA, out)        # noqa: E731
         else:
             single = lambda: artidyn.crba(model, q)                              # noqa: E731
+            bound = lambda: dyn.crba(q, out=o_m)                                 # noqa: E731
             batch = lambda: artidyn.crba(model, Q)                               # noqa: E731
             p_single = lambda: pin.crba(pm, data, pq)                            # noqa: E731
 
             def p_par(t):
                 for k in range(n_crba):
                     pin.crba(pm, data, pQ[:, k])
-        t_single, t_pin = best_times([single, p_single], 0.02, repeat)
+        t_single, t_bound, t_pin = best_times([single, bound, p_single], 0.02, repeat)
         if name == "crba":
             t_batch, t_loop = best_times([batch, lambda: p_par(1)], 0.05, repeat)
             t_batch, t_par = t_batch / n_batch, [t_loop / n_crba] * 2
         else:
             t_batch, t1, t2 = best_times([batch, lambda: p_par(1), lambda: p_par(2)], 0.05, repeat)
             t_batch, t_par = t_batch / n_batch, [t1 / n_batch, t2 / n_batch]
-        rows.append((label, name, model.nv, model.nb, t_single, t_batch, t_pin, t_par[0], t_par[1]))
+        rows.append((label, name, model.nv, model.nb, t_single, t_bound, t_batch, t_pin, t_par[0], t_par[1]))
     return rows
 
 
@@ -224,16 +230,17 @@ def main():
 
     print(f"machine: {machine()}")
     print(f"N = {n_batch} states per batch; times in microseconds (best of {repeat} interleaved rounds)\n")
-    head = (f"{'model':<24}{'algo':<6}{'nv':>4} {'single':>8} {'batch/st':>9} {'pin single':>11} "
-            f"{'pin par1':>9} {'pin par2':>9} {'single ratio':>13} {'batch ratio':>12} {'batch/body':>11}")
+    head = (f"{'model':<24}{'algo':<6}{'nv':>4} {'single':>8} {'bound':>7} {'batch/st':>9} {'pin single':>11} "
+            f"{'pin par1':>9} {'pin par2':>9} {'single ratio':>13} {'bound ratio':>12} {'batch ratio':>12} "
+            f"{'batch/body':>11}")
     print(head)
     print("-" * len(head))
     us = 1e6
-    for label, name, nv, nbody, t_s, t_b, t_p, p1, p2 in rows:
+    for label, name, nv, nbody, t_s, t_o, t_b, t_p, p1, p2 in rows:
         par = "" if name != "crba" else "*"
-        print(f"{label:<24}{name:<6}{nv:>4} {t_s * us:8.2f} {t_b * us:9.3f} {t_p * us:11.2f} "
-              f"{p1 * us:8.3f}{par:1} {p2 * us:8.3f}{par:1} {t_s / t_p:13.2f} {t_b / min(p1, p2):12.2f} "
-              f"{t_b / nbody * 1e9:9.1f} ns")
+        print(f"{label:<24}{name:<6}{nv:>4} {t_s * us:8.2f} {t_o * us:7.2f} {t_b * us:9.3f} {t_p * us:11.2f} "
+              f"{p1 * us:8.3f}{par:1} {p2 * us:8.3f}{par:1} {t_s / t_p:13.2f} {t_o / t_p:12.2f} "
+              f"{t_b / min(p1, p2):12.2f} {t_b / nbody * 1e9:9.1f} ns")
     print("* crba: a Python loop of pin.crba (pinocchio has no crbaInParallel); same number in both columns")
     print()
     imp, r1, o1, b1, wall = first

@@ -16,3 +16,4 @@ from .nonrecursive import (JointReactions, NewtonEulerSystem, newton_euler_nonre
                            newton_euler_system, nonrecursive_terms)
 
 inverse_dynamics, forward_dynamics = rnea, aba
+from .evaluator import Dynamics  # noqa: F401

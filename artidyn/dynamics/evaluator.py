@@ -1,0 +1,107 @@
+"""A bound evaluator: the dynamics of one model, called many times with little overhead.
+
+``dyn = Dynamics(model)`` keeps the model's packed table and the compiled functions, so a call is
+one compiled call (numba checks the argument types in C; no argument routing, no per-call lookups);
+``out=`` writes into an array of the caller's (no allocation)::
+
+    dyn = artidyn.Dynamics(model)
+    tau = dyn.rnea(q, v, a)                 # the same numbers as artidyn.rnea
+    dyn.aba(q, v, tau, out=qdd)             # into qdd (C-contiguous float64, nv)
+    M = dyn.crba(q)
+
+One state per call (1-D float64 arrays); anything else (lists, batches, complex or SymPy numbers,
+invalid values) goes to the public function, which computes it or raises its clear error. The
+evaluator uses the model's own work table: like the public functions, not for concurrent
+threads on one model.
+"""
+import numpy as np
+
+from ..errors import ShapeError
+
+_ND = np.ndarray
+_F8 = np.dtype(np.float64)
+class Dynamics:
+    """rnea, aba, crba, gravity and nonlinear effects of ``model`` at one state per call.
+
+    Parameters
+    ----------
+    model : Model
+    friction : bool
+        include the joint friction (``damping``, ``coulomb``), as the public functions' ``friction``.
+
+    Methods take ``out=`` (a C-contiguous float64 array of the result's shape) to write into.
+    """
+
+    def __init__(self, model, friction=True):
+        from ..checks import as_model
+        from ..kernels import dispatch
+        from ..kernels.dispatch import _K
+
+        self.model = as_model(model)
+        self.friction = bool(friction)
+        self.nv = model.nv
+        self._B = dispatch._table(model)
+        self._opts = dispatch.FRICTION if friction else 0
+        self._nof = dispatch._NO_F
+        self._zeros = np.zeros(model.nv)
+        self._zeros.flags.writeable = False
+        self._rnea, self._aba, self._crba = _K.rnea, _K.aba, _K.crba     # numba dispatchers: typed in C
+
+    def __repr__(self):
+        return f"Dynamics({self.model.name!r}, friction={self.friction})"
+
+    def _out(self, out, shape):
+        if out is None:
+            return np.empty(shape)
+        if type(out) is not _ND or out.shape != shape or out.dtype is not _F8:    # (a strided or read-only
+            raise ShapeError(f"out must be a writable C-contiguous float64 array of shape {shape} for model "
+                             f"'{self.model.name}', got {type(out).__name__} "
+                             f"{getattr(out, 'dtype', '')} {getattr(out, 'shape', '')}")
+        return out                  # out fails the compiled call's types: the public function, then a copy)
+
+    def _copy(self, result, out):
+        if out is None:
+            return result
+        out[...] = result
+        return out
+
+    def rnea(self, q, v, a, out=None):
+        """Inverse dynamics, as :func:`artidyn.rnea` (no external wrenches: use the public one)."""
+        tau = self._out(out, (self.nv,))
+        try:
+            if self._rnea(self._B, q, v, a, self._nof, self._opts, tau):
+                return tau
+        except TypeError:                 # not three 1-D float64 arrays: the public function
+            pass
+        from .rnea import rnea
+        return self._copy(rnea(self.model, q, v, a, friction=self.friction), out)
+
+    def aba(self, q, v, tau, out=None):
+        """Forward dynamics, as :func:`artidyn.aba`."""
+        qdd = self._out(out, (self.nv,))
+        try:
+            if self._aba(self._B, q, v, tau, self._nof, self._opts, qdd):
+                return qdd
+        except TypeError:
+            pass
+        from .aba import aba
+        return self._copy(aba(self.model, q, v, tau, friction=self.friction), out)
+
+    def crba(self, q, out=None):
+        """The joint-space mass matrix, as :func:`artidyn.crba`."""
+        M = self._out(out, (self.nv, self.nv))
+        try:
+            if self._crba(self._B, q, M):
+                return M
+        except TypeError:
+            pass
+        from .crba import crba
+        return self._copy(crba(self.model, q), out)
+
+    def nonlinear_effects(self, q, v, out=None):
+        """C(q, v) v + g(q) (and friction when on): rnea with a = 0."""
+        return self.rnea(q, v, self._zeros, out=out)
+
+    def gravity(self, q, out=None):
+        """g(q): rnea with v = a = 0 (friction plays no part at rest)."""
+        return self.rnea(q, self._zeros, self._zeros, out=out)
