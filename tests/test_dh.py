@@ -9,17 +9,23 @@ import artidyn as ad
 from artidyn.io.dh import NOMINAL_MASS, from_dh, to_toml
 from artidyn.models import builtin
 
-rtb = pytest.importorskip("roboticstoolbox")
 DATA = __import__("pathlib").Path(builtin.__file__).parent / "data"
 
 
 @pytest.fixture(scope="module")
-def rtb_puma():
+def rtb():
+    """The Robotics Toolbox, for the tests that compare with it (the others run without it)."""
+    from peers import require
+    return require("roboticstoolbox")
+
+
+@pytest.fixture(scope="module")
+def rtb_puma(rtb):
     return rtb.models.DH.Puma560()
 
 
 @pytest.fixture(scope="module")
-def rtb_panda():
+def rtb_panda(rtb):
     return rtb.models.DH.Panda()
 
 
@@ -153,7 +159,7 @@ def test_puma560_parameters_match_toolbox(rtb_puma):
         assert model.armature[i - 1] == pytest.approx(L.Jm * L.G**2, rel=1e-14)
 
 
-def test_puma560_dynamics_match_toolbox_rne(rng):
+def test_puma560_dynamics_match_toolbox_rne(rtb, rng):
     """The completions change no joint torque: rnea equals the toolbox's rne (friction off,
     the toolbox's link 3 given the same completed Izz), rotor inertia Jm G^2 included."""
     if not hasattr(ad, "rnea"):

@@ -1,7 +1,8 @@
 """The URDF reader: real robots, the load report, strict mode, inertial frames, hostile input."""
+import contextlib
+import signal
 import math
 import warnings
-import time
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -44,12 +45,24 @@ def write(tmp_path, text, name="robot.urdf"):
 
 
 def load_fails(path, exc=ad.ParseError, **kwargs):
-    """Load, expect ``exc``, within 5 s; return the message."""
-    t0 = time.perf_counter()
-    with pytest.raises(exc) as info:
+    """Load, expect ``exc`` (a reader that hangs fails after 60 s: no timing assertion); return the message."""
+    with hang_guard(60.0), pytest.raises(exc) as info:
         ad.load_urdf(path, **kwargs)
-    assert time.perf_counter() - t0 < 5.0, "the reader must not hang"
     return str(info.value)
+
+
+@contextlib.contextmanager
+def hang_guard(seconds):
+    """Fail the test when the block runs longer than ``seconds`` (SIGALRM; main thread only)."""
+    def stop(signum, frame):
+        raise AssertionError(f"still running after {seconds:g} s: the reader must not hang")
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 # --- every example-robot-data URDF ----------------------------------------------------------
@@ -60,9 +73,9 @@ def _rel(p):
 def test_example_robot_data_count():
     if not ERD:
         pytest.skip("example-robot-data not installed")
-    assert len(ERD_URDFS) == 69
-    names = erd.example_robot_names()
-    assert len(names) == 69 and len(set(erd.example_robot_path(n) for n in names)) == 69
+    names = erd.example_robot_names()          # every URDF of the installed version has one name
+    assert len(ERD_URDFS) >= 60 and len(names) == len(ERD_URDFS)
+    assert set(erd.example_robot_path(n) for n in names) == set(ERD_URDFS)
 
 
 @pytest.mark.parametrize("path", ERD_URDFS, ids=_rel)
