@@ -84,11 +84,49 @@ def test_event_driven_refusals():
     with pytest.raises(InputError, match="sequential"):
         ad.simulate(model, q0, np.zeros(6), t_final=0.1, dt=1e-2, method="event_driven",
                     contact=ContactSettings(impacts="sequential"))
-    b = ad.ModelBuilder("arm")
-    b.add_body("link", "world", "revolute", axis=(0, 1, 0), mass=1.0, com=(0.5, 0, 0), inertia=np.eye(3) * 0.01,
-               lower=-0.5, upper=0.5)
-    b.add_collision("link", Sphere(0.05), xyz=(1.0, 0.0, 0.0))
+
+
+def _stop_pendulum():
+    """A pendulum (1 kg at 0.5 m, about y) released horizontally swings down onto a stop at +30 deg,
+    with a sphere far above the ground (so the run has a collision shape)."""
+    b = ad.ModelBuilder("pendulum_stop")
+    b.add_body("link", "world", "revolute", joint_name="hinge", axis=(0, 1, 0), mass=1.0, com=(0.5, 0, 0),
+               inertia=np.diag([1e-4, 1e-4, 1e-4]), lower=-np.radians(120.0), upper=np.radians(30.0))
+    b.add_collision("link", Sphere(0.05), xyz=(0.5, 0.0, 0.0))
     b.add_collision("world", HalfSpace(normal=(0, 0, 1), offset=-2.0))
-    with pytest.raises(InputError, match="joint limits"):
-        ad.simulate(b.build(), np.zeros(1), np.zeros(1), t_final=0.1, dt=1e-2, method="event_driven",
-                    contact=ContactSettings())
+    return b.build()
+
+
+@pytest.mark.parametrize("e", [0.0, 0.5])
+def test_joint_limit_reached_is_a_located_event(e):
+    """The stop is reached at the time of the free swing (solve_ivp's event on I th'' = m g l cos th,
+    an independent integrator), located to ~1e-9 s; Newton's law with limit_restitution there; with
+    e = 0 the pendulum stays on the stop, pressed by its weight, the stop never crossed."""
+    from scipy.integrate import solve_ivp
+    model = _stop_pendulum()
+    I, th_stop = 0.25 + 1e-4, np.radians(30.0)
+    hit = lambda t, y: y[0] - th_stop                                       # noqa: E731
+    hit.terminal = True
+    ref = solve_ivp(lambda t, y: [y[1], 9.81 * 0.5 * np.cos(y[0]) / I], (0, 2), [0.0, 0.0], events=hit,
+                    rtol=1e-12, atol=1e-14)
+    t_hit, w_hit = float(ref.t_events[0][0]), float(ref.y_events[0][0][1])
+    run = ad.simulate(model, np.zeros(1), np.zeros(1), t_final=0.6, dt=1e-2, method="event_driven",
+                      contact=ContactSettings(limit_restitution=e))
+    lim = [ev for ev in run.events if ev.kind == "limit"]
+    assert lim and lim[0].body_a == "hinge" and lim[0].body_b == "upper"
+    assert abs(lim[0].time - t_hit) < 1e-8
+    assert run.q[:, 0].max() <= th_stop + 1e-9
+    k = int(np.searchsorted(run.t, t_hit))                                   # the first sample after it
+    if e == 0.0:
+        np.testing.assert_allclose(run.q[k:, 0], th_stop, atol=1e-9)
+        np.testing.assert_allclose(run.v[k:, 0], 0.0, atol=1e-9)
+        assert len(lim) == 1
+    else:
+        # leaves the stop at e times the arrival speed; back on it after the free flight of that speed
+        w_out = -e * w_hit
+        back = lambda t, y: y[0] - th_stop                                  # noqa: E731
+        back.terminal, back.direction = True, 1.0                           # reaching the stop again
+        free = solve_ivp(lambda t, y: [y[1], 9.81 * 0.5 * np.cos(y[0]) / I], (0, 2), [th_stop, w_out],
+                         events=back, rtol=1e-12, atol=1e-14)
+        t2 = [ev.time for ev in lim]
+        assert len(t2) >= 2 and abs(t2[1] - (t_hit + float(free.t_events[0][-1]))) < 1e-7

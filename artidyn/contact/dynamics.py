@@ -1,9 +1,9 @@
 """Contact dynamics at the acceleration level: unilateral constraints with KKT multipliers.
 
 For the contacts that are closed and not separating (gap <= margin, u_n <= 0), the normal
-accelerations and forces are complementary (seed: "Équations avec contraintes", psi(q) >= 0,
-psi > 0 => mu = 0, psi = 0 => mu >= 0; Pfeiffer & Glocker, "Multibody Dynamics with Unilateral
-Contacts", 1996)::
+accelerations and forces are complementary (J. Reuss, "Modélisation des robots", French
+Wikipedia draft, 2013, "Équations avec contraintes": psi(q) >= 0, psi > 0 => mu = 0, psi = 0 =>
+mu >= 0; Pfeiffer & Glocker, "Multibody Dynamics with Unilateral Contacts", 1996)::
 
     M a + h = tau + J^T lambda,    acc = J a + Jdot v = G lambda + b,    G = J M^-1 J^T,
     b = J M^-1 (tau - h) + Jdot v,   0 <= lambda_n  _|_  acc_n >= 0
@@ -49,6 +49,7 @@ class ContactDynamicsResult(NamedTuple):
     modes: list
     status: str
     residual: float
+    limits: list = []        # (dof, side, force) of the active joint limits (side +1 lower, -1 upper)
 
 
 def _bias(model, q, v, C, frames, T):
@@ -104,8 +105,28 @@ def _is_p_matrix(A):
     return all(np.linalg.det(A[np.ix_(s, s)]) > 0 for r in range(1, n + 1) for s in combinations(range(n), r))
 
 
+def active_limits(model, q, v, margin, vel_tol):
+    """[(dof, side, gap)] of the joint position limits closed (gap <= margin) and not opening
+    (side v_dof <= vel_tol); side +1 at a lower limit, -1 at an upper one."""
+    from .moreau_jean import limit_rows
+    out = []
+    for kv, kq, lo, hi in limit_rows(model):
+        for side, gap in ((1.0, q[kq] - lo), (-1.0, hi - q[kq])):
+            if np.isfinite(gap) and gap <= margin and side * v[kv] <= vel_tol:
+                out.append((kv, side, float(gap)))
+    return out
+
+
+def limit_jacobian(model, limits):
+    """(3 l, nv): each limit as a frictionless contact, rows (side e_dof, 0, 0)."""
+    L = np.zeros((3 * len(limits), model.nv))
+    for j, lim in enumerate(limits):
+        L[3 * j, int(lim[0])] = lim[1]
+    return L
+
+
 def contact_dynamics(model, q, v, tau, settings=None, f_ext=None, friction=True, vel_tol=1e-9, keep=None,
-                     slides=None):
+                     slides=None, limits=None):
     """Forward dynamics with the model's contacts at (q, v, tau): a :class:`ContactDynamicsResult`.
 
     Active contacts: gap <= ``settings.margin`` and normal velocity <= ``vel_tol`` (closed, not
@@ -116,6 +137,9 @@ def contact_dynamics(model, q, v, tau, settings=None, f_ext=None, friction=True,
     of the kept contacts giving ``(mask, directions (k, 2))``: the contacts that slide and the
     tangential direction of their sliding (the event-driven integrator holds them over a step);
     the others are then sticking (their slip can only start through the cone law).
+    ``limits``: the joint position limits that act, [(dof, side), ...]; by default (None), with
+    ``settings.joint_limits``, those closed within the margin and not opening: each one a
+    frictionless unilateral constraint on its dof (``result.limits``: (dof, side, force)).
     """
     s = ContactSettings() if settings is None else settings
     q, v, tau = (np.asarray(x, dtype=float) for x in (q, v, tau))
@@ -128,33 +152,39 @@ def contact_dynamics(model, q, v, tau, settings=None, f_ext=None, friction=True,
         mask = np.asarray(keep(C), dtype=bool)
         C, frames, J = select_contacts(C, mask), frames[mask], J[np.repeat(mask, 3)]
     k = len(C.distance)
-    if not k:
+    if limits is None:
+        limits = active_limits(model, q, v, s.margin, vel_tol) if s.joint_limits else []
+    limits = [(int(x[0]), float(x[1])) for x in limits]
+    nl = len(limits)
+    if not k and not nl:
         z = np.zeros((0, 3))
         return ContactDynamicsResult(a_free, z, np.zeros((0, 3, 3)), np.zeros(0, int), np.zeros(0, int), z, [], "ok",
-                                     0.0)
-    u = (J @ v).reshape(k, 3)
+                                     0.0, [])
+    u = np.vstack([(J @ v).reshape(k, 3), np.zeros((nl, 3))])
+    J = np.vstack([J, limit_jacobian(model, limits)])          # a limit: a frictionless contact on its dof
     MinvJt = np.linalg.solve(M, J.T)
     G = J @ MinvJt
-    b = J @ a_free + _bias(model, q, v, C, frames, T).ravel()
+    b = J @ a_free + np.concatenate([_bias(model, q, v, C, frames, T).ravel(), np.zeros(3 * nl)])
     mu = float(s.friction)
     slide = (mu > 0) & (np.hypot(u[:, 1], u[:, 2]) > vel_tol)
-    if slides is not None and mu > 0:
+    if slides is not None and mu > 0 and k:
         held, dirs = slides(C)
-        held = np.asarray(held, dtype=bool)
+        held = np.concatenate([np.asarray(held, dtype=bool), np.zeros(nl, dtype=bool)])
         slide = held                  # the others stick, or start to slip through the cone law
-        u = u.copy()
-        u[held, 1:] = np.asarray(dirs, dtype=float)[held]
-    modes = ["frictionless" if mu == 0 else ("slide" if sl else "stick") for sl in slide]
+        u[held, 1:] = np.asarray(dirs, dtype=float)[held[:k]]
+    modes = ["frictionless" if mu == 0 else ("slide" if sl else "stick") for sl in slide[:k]]
     if not np.any(slide):
-        sol = solve_contacts(G, b, mu, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter)
+        mus = np.concatenate([np.full(k, mu), np.zeros(nl)])
+        sol = solve_contacts(G, b, mus, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter)
         lam = np.asarray(sol.lam, dtype=float)
         status = "ok" if sol.status == "converged" else sol.status
         residual = max((float(x) for x in sol.residuals.values()), default=0.0)
-    else:
+    else:                             # a limit's tangential rows are zero: its force stays normal
         lam, status, residual = _with_sliding(G, b, mu, slide, u, s)
     a = a_free + MinvJt @ lam
-    return ContactDynamicsResult(a, lam.reshape(k, 3), frames, np.asarray(C.body_a), np.asarray(C.body_b),
-                                 np.asarray(C.point_a), modes, status, residual)
+    return ContactDynamicsResult(a, lam[:3 * k].reshape(k, 3), frames, np.asarray(C.body_a), np.asarray(C.body_b),
+                                 np.asarray(C.point_a), modes, status, residual,
+                                 [(d, sd, float(lam[3 * (k + j)])) for j, (d, sd) in enumerate(limits)])
 
 
 def _with_sliding(G, b, mu, slide, u, s):

@@ -3,9 +3,8 @@
 Between events the motion is smooth: the accelerations come from the acceleration-level contact
 problem (:func:`~artidyn.contact.dynamics.contact_dynamics`: the closed contacts' Signorini and
 Coulomb conditions with KKT multipliers), integrated by classical Runge-Kutta on the
-configuration manifold. Criterion functions mark the transitions (seed: "Mécanique non
-régulière", hybrid systems; Pfeiffer & Glocker, "Multibody Dynamics with Unilateral Contacts",
-ch. 7):
+configuration manifold. Criterion functions mark the transitions (non-smooth mechanics, hybrid
+systems: Pfeiffer & Glocker, "Multibody Dynamics with Unilateral Contacts", ch. 7):
 
 * **impact**: the gap of an approaching contact reaches zero; located by bisection on the step
   to ``event_tol`` in time, then Newton's law with friction in one impulse problem
@@ -19,7 +18,12 @@ ch. 7):
 at a finite time; an impact whose approach speed is below ``zeno_velocity`` is taken as plastic
 (e = 0): the contact closes and stays, so the run passes the accumulation point instead of
 hanging on it (the classical treatment; the remaining bounces are shorter than the tolerance).
-Joint limits are not handled here (use Moreau-Jean, or ``joint_limits=False``).
+
+**Joint limits** (``ContactSettings(joint_limits=True)``, the default; 1-dof joints with finite
+limits) are frictionless unilateral constraints on their dofs: a joint reaching its limit is an
+event located like an impact (criterion: the gap ``q - lower`` or ``upper - q``), with Newton's law
+and ``limit_restitution`` (recorded as "limit"); a limit at rest carries a force in the smooth
+problem until it lets go.
 """
 from typing import NamedTuple
 
@@ -29,7 +33,7 @@ from ..configuration import integrate, rkmk4
 from ..dynamics import crba
 from ..errors import InputError, SimulationError
 from ..kinematics import body_placements
-from .dynamics import contact_dynamics
+from .dynamics import active_limits, contact_dynamics, limit_jacobian
 from .jacobian import contact_frames, contact_jacobian
 from .solvers import solve_contacts
 
@@ -86,9 +90,26 @@ class EventDriven:
         self.events = []
 
     # --- the smooth problem ---------------------------------------------------------------------
-    def dynamics(self, t, q, v, keep=None, slides=None):
+    def dynamics(self, t, q, v, keep=None, slides=None, limits=None):
+        if limits is None:
+            limits = self.closed_limits(q, v) if self.s.joint_limits else []
         return contact_dynamics(self.model, q, v, self.tau_of(t, q, v), self.s_smooth, f_ext=self.f_ext,
-                                friction=self.friction, vel_tol=self.vel_tol, keep=keep, slides=slides)
+                                friction=self.friction, vel_tol=self.vel_tol, keep=keep, slides=slides,
+                                limits=limits)
+
+    def closed_limits(self, q, v):
+        """[(dof, side)] of the joint limits at their bound and not opening at (q, v)."""
+        if not self.s.joint_limits:
+            return []
+        return [(d, sd) for d, sd, _ in active_limits(self.model, q, v, self.gap_tol, self.vel_tol)]
+
+    def limit_gap(self, q, v, closed=()):
+        """The smallest gap among the limits approached (side v < -vel_tol) that were not closed at
+        the step's start; +inf when none."""
+        if not self.s.joint_limits:
+            return np.inf
+        gaps = [g for d, sd, g in active_limits(self.model, q, v, np.inf, -self.vel_tol) if (d, sd) not in closed]
+        return float(min(gaps)) if gaps else np.inf
 
     def phase(self, q, v):
         """The contacts closed at (q, v), as a ``keep`` filter for the stages of a step: a contact
@@ -128,15 +149,15 @@ class EventDriven:
         return keep
 
     def rk4(self, t, q, v, h):
-        """One RKMK4 step with the contact set of the step's start."""
+        """One RKMK4 step with the contact set (and the closed joint limits) of the step's start."""
         keep = self.phase(q, v)
         stage = self._stage
-
+        limits = self.closed_limits(q, v)
         slides = self._slides
 
         def accel(tt, qq, vv):
             stage[0] = qq
-            return self.dynamics(tt, qq, vv, keep, slides).a
+            return self.dynamics(tt, qq, vv, keep, slides, limits).a
         return rkmk4(self.model, accel, t, q, v, h)
 
     # --- criterion functions ----------------------------------------------------------------------
@@ -199,26 +220,37 @@ class EventDriven:
         return hi, qh, vh
 
     def impact(self, t, q, v):
-        """Newton's law with Coulomb friction on the closed contacts that approach: v+."""
+        """Newton's law with Coulomb friction on the closed contacts that approach, and on the joint
+        limits reached (frictionless, ``limit_restitution``), in one impulse problem: v+."""
         m, s = self.model, self.s
         c = _contacts(m, q, v, 10 * self.gap_tol)
         act = c.u[:, 0] < -self.vel_tol
-        if not np.any(act):
+        lim = active_limits(m, q, v, 10 * self.gap_tol, np.inf) if s.joint_limits else []
+        L = limit_jacobian(m, lim)
+        lu = L[0::3] @ v if lim else np.zeros(0)          # a limit's normal velocity (side v_dof)
+        if not np.any(act) and not np.any(lu < -self.vel_tol):
             return v
         closed = c.C.distance <= 10 * self.gap_tol
         rows = np.repeat(closed, 3)
-        J, u = c.J[rows], c.u[closed]
+        J, un = np.vstack([c.J[rows], L]), np.concatenate([c.u[closed, 0], lu])
+        k = int(closed.sum())
         M = crba(m, q)
         MinvJt = np.linalg.solve(M, J.T)
         W = J @ MinvJt
-        speed = float(np.max(-u[:, 0], initial=0.0))
-        e = 0.0 if speed < self.zeno_velocity else float(s.restitution)
+        speed = float(np.max(-un, initial=0.0))
+        plastic = speed < self.zeno_velocity
+        e = np.concatenate([np.full(k, 0.0 if plastic else float(s.restitution)),
+                            np.full(len(lim), 0.0 if plastic else float(s.limit_restitution))])
         b = J @ v
-        b[0::3] += e * np.minimum(u[:, 0], 0.0)
-        sol = solve_contacts(W, b, float(s.friction), method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter)
+        b[0::3] += e * np.minimum(un, 0.0)
+        mus = np.concatenate([np.full(k, float(s.friction)), np.zeros(len(lim))])
+        sol = solve_contacts(W, b, mus, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter)
         v_new = v + MinvJt @ np.asarray(sol.lam, dtype=float)
         for i in np.flatnonzero(closed & act):
             self.events.append((t, "impact", int(c.C.body_a[i]), int(c.C.body_b[i])))
+        for (d, sd, _), uj in zip(lim, lu):
+            if uj < -self.vel_tol:
+                self.events.append((t, "limit", int(d), int(sd)))
         return v_new
 
     def stick(self, t, q, v, start):
@@ -237,26 +269,29 @@ class EventDriven:
         MinvJt = np.linalg.solve(crba(m, q), J.T)
         return v - MinvJt @ np.linalg.lstsq(J @ MinvJt, J @ v, rcond=1e-12)[0]
 
-    def settle(self, q, v, closed):
-        """Close the drift of the contacts that stayed closed over the step (``closed``: their
-        identities at its start): gaps to zero, normal velocities to zero unless opening."""
-        if not closed:
+    def settle(self, q, v, closed, closed_limits=()):
+        """Close the drift of the contacts (and joint limits) that stayed closed over the step
+        (``closed``: their identities at its start): gaps to zero, normal velocities to zero
+        unless opening."""
+        if not closed and not closed_limits:
             return q, v
         m = self.model
+        slow = 1e-3 * (1.0 + float(np.max(np.abs(v), initial=0.0)))
+        lim = [x for x in active_limits(m, q, v, 1e-3, slow) if (x[0], x[1]) in closed_limits]
         c = _contacts(m, q, v, 1e-3)
         rows = [i for i in range(len(c.C.distance)) if _is_in(closed, _key(c.C, i), c.local[i])
-                and c.u[i, 0] <= 1e-3 * (1.0 + float(np.max(np.abs(v), initial=0.0)))]
-        if not rows:
+                and c.u[i, 0] <= slow]
+        if not rows and not lim:
             return q, v
-        Jn = c.J[3 * np.asarray(rows)]
-        g = np.asarray(c.C.distance)[rows]
+        Jn = np.vstack([c.J[3 * np.asarray(rows, dtype=int)], limit_jacobian(m, lim)[0::3]])
+        g = np.concatenate([np.asarray(c.C.distance)[rows], [x[2] for x in lim]])
         MinvJt = np.linalg.solve(crba(m, q), Jn.T)
         q = integrate(m, q, -MinvJt @ np.linalg.lstsq(Jn @ MinvJt, g, rcond=1e-12)[0])
         # the normal velocities to zero, and the tangential ones of sticking contacts (below
         # slide_tol: the drift of the step, not a slip that starts)
         sel = [3 * i for i in rows] + [3 * i + j for i in rows for j in (1, 2)
                                        if self.s.friction > 0 and np.hypot(*c.u[i, 1:]) <= self.slide_tol]
-        Js = c.J[sel]
+        Js = np.vstack([c.J[np.asarray(sel, dtype=int)], limit_jacobian(m, lim)[0::3]])
         MinvJt = np.linalg.solve(crba(m, q), Js.T)
         v = v - MinvJt @ np.linalg.lstsq(Js @ MinvJt, Js @ v, rcond=1e-12)[0]
         return q, v
@@ -269,23 +304,26 @@ class EventDriven:
             h = t_end - t
             margin = self._reach(v, h)
             closed = self.closed(q, v)
+            closed_lim = self.closed_limits(q, v)
             slide0 = self.sliding(q, v) if self.s.friction > 0 else []
             q1, v1 = self.rk4(t, q, v, h)
-            hit = self.impact_gap(q1, v1, margin, closed) < -self.gap_tol
+
+            def gap(qq, vv):
+                return min(self.impact_gap(qq, vv, margin, closed), self.limit_gap(qq, vv, closed_lim))
+            hit = gap(q1, v1) < -self.gap_tol
             rev = self._reversal(slide0, q1, v1) <= 0.0
             if not (hit or rev):
-                q, v = self.settle(q1, v1, closed)
+                q, v = self.settle(q1, v1, closed, closed_lim)
                 t = t_end
                 break
-            crossed = (lambda qq, vv: (self.impact_gap(qq, vv, margin, closed) < -self.gap_tol)
-                       or (self._reversal(slide0, qq, vv) <= 0.0))
+            crossed = (lambda qq, vv: gap(qq, vv) < -self.gap_tol or (self._reversal(slide0, qq, vv) <= 0.0))
             s, qe, ve = self.locate(t, q, v, h, crossed)
             t = t + s
-            hit = self.impact_gap(qe, ve, margin, closed) <= self.gap_tol
+            hit = gap(qe, ve) <= self.gap_tol
             rev = bool(slide0) and self._reversal(slide0, qe, ve) <= 0.0
             if rev:
                 ve = self.stick(t, qe, ve, slide0)
-            qe, ve = self.settle(qe, ve, closed)
+            qe, ve = self.settle(qe, ve, closed, closed_lim)
             if hit:
                 ve = self.impact(t, qe, ve)
             q, v = qe, ve
@@ -314,11 +352,6 @@ def _size(model, C, i):
 
 
 def check_supported(model, settings):
-    if settings.joint_limits:
-        from .moreau_jean import limit_rows
-        if limit_rows(model):
-            raise InputError("simulate(method='event_driven'): joint limits are not handled by the event-driven "
-                             "integrator yet; use method='moreau_jean' or ContactSettings(joint_limits=False)")
     if settings.impacts != "simultaneous":
         raise InputError("simulate(method='event_driven'): impacts='sequential' is Moreau-Jean's option; the "
                          "event-driven integrator applies Newton's law to the contacts that close together")

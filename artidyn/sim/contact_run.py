@@ -237,7 +237,10 @@ def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
         n_before = len(ed.events)
         q, v = ed.advance(float(t[k]), q, v, float(t[k + 1]))
         for te, kind, a, b in ed.events[n_before:]:
-            events.append(ContactEvent(float(te), kind, model.body_names[a], model.body_names[b]))
+            if kind == "limit":           # a: the dof, b: +1 lower, -1 upper
+                events.append(ContactEvent(float(te), kind, _dof_joint(model, a), "lower" if b > 0 else "upper"))
+            else:
+                events.append(ContactEvent(float(te), kind, model.body_names[a], model.body_names[b]))
     wall = time.perf_counter() - start
     events.sort(key=lambda e: e.time)
     kin, pot = kinetic_energy(model, out_q, out_v), potential_energy(model, out_q)
