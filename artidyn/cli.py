@@ -26,7 +26,7 @@ import sys
 import numpy as np
 
 COMMAND_MODULES = ["artidyn.ik.commands", "artidyn.sim.commands", "artidyn.symbolic.commands",
-                   "artidyn.viewer.commands"]
+                   "artidyn.viewer.commands", "artidyn.identification.commands"]
 EXIT_ERROR = 2
 
 

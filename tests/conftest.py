@@ -1,7 +1,12 @@
 import os
 import pathlib
 
-import numpy as np
+# one BLAS thread per process: on a 2-core machine shared with numba's threads, OpenBLAS's own
+# threads make small factorisations 50x slower (set before numpy loads BLAS)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
 import pytest
 
 # with ARTIDYN_REQUIRE_PEERS=1 (.ci/run), a skip for a missing peer (pinocchio, example-robot-data ...) fails
