@@ -315,7 +315,8 @@ class ModelBuilder:
 
     # --- sagittal symmetry ------------------------------------------------------------------
     def add_mirrored(self, root, rename, normal=(0.0, 1.0, 0.0), point=(0.0, 0.0, 0.0)):
-        """Add the mirror image of the limb rooted at body ``root`` (the seed's indirect frames).
+        """Add the mirror image of the limb rooted at body ``root`` (the indirect frames
+        of J. Reuss, "Modélisation des robots", 2013).
 
         The plane of symmetry passes through ``point`` with unit ``normal``, both in the frame of
         ``root``'s parent. ``rename`` maps each name of the limb to the mirrored name (a callable

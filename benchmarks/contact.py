@@ -28,7 +28,7 @@ MuJoCo     a Python loop of ``mujoco.mj_step`` (mjINT_EULER, the default soft co
 Columns: penetration = the deepest contact over the run (artidyn: -gap of the active contacts at
 each step's start; MuJoCo: -min ``d.contact.dist``); drift = the height change over the run of
 the solo12 base / of the top box; max |Δp| = the largest displacement of a body origin (the base,
-or any box centre) over the run. The script asserts nothing (DESIGN.md).
+or any box centre) over the run. The script asserts nothing.
 """
 import argparse
 import os

@@ -21,7 +21,7 @@ Chains: random serial chains of revolute joints about their z axes (pinocchio's 
 model, JointModelRZ), same inertias and placements in both libraries; the last column gives
 batch/state per body (O(n) algorithms keep it flat; CRBA is O(n^2) on a chain).
 
-The script asserts nothing (DESIGN.md): it prints the numbers and the machine.
+The script asserts nothing: it prints the numbers and the machine.
 """
 import argparse
 import os

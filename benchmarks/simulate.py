@@ -42,7 +42,7 @@ so with an initial spin the floating bases differ by O(dt); artidyn's RK4 has th
 correction that the simple pinocchio RK4 lacks. For rollouts: the median and the max over the
 N states. A NaN final state is printed as "NaN" next to the time; an exception as "error: ...".
 
-The script asserts nothing (DESIGN.md): it prints the numbers and the machine.
+The script asserts nothing: it prints the numbers and the machine.
 """
 import argparse
 import inspect

@@ -1,9 +1,10 @@
 """The Gibbs-Appell equations in independent quasi-velocities.
 
 Appell ("Traité de mécanique rationnelle", t. II; "Sur une forme générale des équations de la
-dynamique", 1900): with ``S`` the acceleration energy of the whole system (seed "GAHA";
-:func:`artidyn.dynamics.acceleration_energy`) written as a function of the independent
-quasi-accelerations ``wdot_i`` (the constraints give the others, ``wdot = N wdot_i + wdot_0``)::
+dynamique", 1900): with ``S`` the acceleration energy of the whole system (as in the GAHA of
+Mata et al., 2002; :func:`artidyn.dynamics.acceleration_energy`) written as a function of the
+independent quasi-accelerations ``wdot_i`` (the constraints give the others,
+``wdot = N wdot_i + wdot_0``)::
 
     dS / dwdot_i = Q_i,        Q_i = N^T G^T Q_app
 

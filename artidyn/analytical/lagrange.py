@@ -1,6 +1,6 @@
 """Lagrange's equations with multipliers (the KKT system), the reference the others are held to.
 
-Seed "Équations avec contraintes"::
+J. Reuss, "Modélisation des robots" (French Wikipedia draft, 2013), "Équations avec contraintes"::
 
     M a + h = tau + C + A^T lambda,        A a = gamma
 

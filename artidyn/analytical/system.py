@@ -4,8 +4,9 @@ A :class:`System` is a model, constraints (holonomic ones differentiated, and no
 ``A(q, t) v + b(q, t) = 0``), optional quasi-velocities ``w = B(q) v`` and an optional non-ideal
 constraint force. The kinematic equation is ``qdot = G(q) w`` with ``G = B^-1`` followed by the
 configuration's own map (quaternions). Without ``B`` the quasi-velocities are the model's ``v``:
-for a floating base that is already the seed's choice for Boltzmann-Hamel, the base's angular
-velocity in body axes ("taking the components of the base's rotation vector as quasi-velocities").
+for a floating base that is already the choice of J. Reuss ("Modélisation des robots", French
+Wikipedia draft, 2013) for Boltzmann-Hamel, the base's angular velocity in body axes ("taking the
+components of the base's rotation vector as quasi-velocities").
 
 Velocity and acceleration in quasi-velocities::
 

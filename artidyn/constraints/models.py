@@ -13,8 +13,8 @@ are the reactions the constraint exerts on frame_a (and their opposite on frame_
 origin; force], both in world axes (:meth:`Constraint.wrench` turns any constraint's multipliers
 into that wrench).
 
-A closed chain is a spanning tree plus such cut constraints (seed: "Topologie", a tree and the
-cut joints that close its loops).
+A closed chain is a spanning tree plus such cut constraints (Khalil & Dombre, "Modeling,
+Identification and Control of Robots", ch. 7: a tree and the cut joints that close its loops).
 """
 import numpy as np
 

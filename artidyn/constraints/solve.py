@@ -1,6 +1,7 @@
 """Constrained forward and inverse dynamics, and assembly on the constraint manifold.
 
-The equations (seed: "Équations avec contraintes"; Khalil & Dombre, ch. 9)::
+The equations (J. Reuss, "Modélisation des robots", French Wikipedia draft, 2013, "Équations
+avec contraintes"; Khalil & Dombre, ch. 9)::
 
     M(q) a + h(q, v) = tau + J^T lambda,        J a = gamma = -Jdot v (- Baumgarte terms)
 
@@ -15,12 +16,13 @@ reactions of the constraints. Three routes, held against each other in the tests
   Coupling; :func:`_sparse` is its readable reference;
 * ``"kkt"``: the saddle-point system ``[[M, J^T], [J, 0]] [a; -lambda] = [tau - h; gamma]``
   solved whole (LU; least squares when it is singular);
-* ``"schur"``: the seed's elimination and recovery of the constraint forces (the non-recursive
-  Newton-Euler lecture, slides 12-14): ``lambda = (J M^-1 J^T)^-1 (gamma - J M^-1 (tau - h))``,
-  then ``a = M^-1 (tau - h + J^T lambda)``;
-* ``"nullspace"``: the partition into independent and dependent velocities (seed: "partition
-  entre variables indépendantes et dépendantes"): ``v = S v_i`` with ``J S = 0``, the reduced
-  equation ``S^T M S a_i = S^T (tau - h - M a_p)`` (``a_p`` a particular solution of
+* ``"schur"``: the elimination and recovery of the constraint forces of Nguyen Quang Hoang's
+  non-recursive Newton-Euler lecture (slides 12-14):
+  ``lambda = (J M^-1 J^T)^-1 (gamma - J M^-1 (tau - h))``, then ``a = M^-1 (tau - h + J^T lambda)``;
+* ``"nullspace"``: the partition into independent and dependent velocities (Wehage & Haug's
+  generalized coordinate partitioning, 1982; Reuss: "partition entre variables indépendantes et
+  dépendantes"): ``v = S v_i`` with ``J S = 0``, the reduced equation
+  ``S^T M S a_i = S^T (tau - h - M a_p)`` (``a_p`` a particular solution of
   ``J a = gamma``), then ``lambda`` from ``J^T lambda = M a + h - tau`` (least squares).
 
 ``"auto"`` (the default) takes the compiled sparse route, and the dense KKT system where it does
@@ -416,7 +418,7 @@ def _chol_solve(L, b):
 
 
 def _nullspace(M, J, rhs, gamma, rank_tol):
-    # the seed's partition: dependent dofs = the pivot columns of J (QR with column pivoting)
+    # coordinate partitioning (Wehage & Haug): dependent dofs = the pivot columns of J (pivoted QR)
     import scipy.linalg
 
     n = M.shape[0]

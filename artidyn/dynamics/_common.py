@@ -14,7 +14,7 @@ from ..kinematics import _states as batch_inputs  # noqa: F401  (Q, [V, A ...], 
 
 
 def gravity_acceleration(model, N, dtype):
-    """The seed's fictitious base acceleration a_0 = -[0; g], shape (N, 6)."""
+    """The fictitious base acceleration a_0 = -[0; g] that carries gravity, shape (N, 6)."""
     a0 = np.zeros((N, 6), dtype)
     a0[:, 3:] = -np.asarray(model.gravity, dtype=float)
     return a0

@@ -1,15 +1,15 @@
 """ABA: the articulated-body algorithm (forward dynamics), for trees and multi-dof joints.
 
-Seed "Algorithme ABA" (Featherstone's algorithm; the seed writes it for a simple chain with the
-articulated inertia K, the bias B, D and w = S^T K S), here in the tree form of Featherstone
-RBDA Table 7.1. Symbols (per body i, p = lambda(i), all in body i's frame):
+Featherstone's algorithm (J. Reuss, "Modélisation des robots", French Wikipedia draft, 2013,
+writes it for a simple chain with the articulated inertia K, the bias B, D and w = S^T K S),
+here in the tree form of Featherstone RBDA Table 7.1. Symbols (per body i, p = lambda(i), all in body i's frame):
 
 ==========  ==================================================================================
 X_up[i]     placement of body i in body p; A^t = motion p -> i, A = force i -> p
 S           motion subspace (6 x nv_i): 1 column (revolute, prismatic), 3 (spherical), 6 (free)
 v, c        velocity of body i and its velocity-product acceleration c_i = v_i (.) S qd_i
-I_A, p_A    articulated inertia and bias force of the subtree at i (the seed's K and B)
-U, D, u     U = I_A S, D = S^T U + diag(armature) (nv_i x nv_i, the seed's w), u = tau - S^T p_A
+I_A, p_A    articulated inertia and bias force of the subtree at i (Reuss's K and B)
+U, D, u     U = I_A S, D = S^T U + diag(armature) (nv_i x nv_i, Reuss's w), u = tau - S^T p_A
 I_a, p_a    what the subtree passes to its father: I_A - U D^-1 U^T, p_A + I_a c + U D^-1 u
 a           spatial acceleration, a_0 = -[0; g]
 ==========  ==================================================================================
@@ -101,7 +101,8 @@ def aba(model, q, v, tau, f_ext=None, friction=True):
     """Forward dynamics: the joint acceleration produced by the actuator torques ``tau``.
 
     Solves ``M(q) a + h(q, v) + damping v + coulomb sign(v) = tau + sum_i J_i^T f_ext_i`` in
-    O(nb) (seed, "Algorithme ABA"); ``h`` holds the joint springs ``K (q - rest)`` with gravity.
+    O(nb) (Featherstone, "Rigid Body Dynamics Algorithms", Table 7.1); ``h`` holds the joint
+    springs ``K (q - rest)`` with gravity.
 
     Parameters
     ----------

@@ -1,10 +1,11 @@
 """Actuators and joint friction, as model parameters.
 
-The seeds model actuators "as forces or torques" and allow under-actuated systems ("certaines
-articulations sont dépourvues d'actionneurs"); the Newton-Euler summary (seed 004) adds Coulomb
-and viscous joint friction to the model. Four per-dof fields of :class:`artidyn.Model` carry
-this (set them with ``ModelBuilder.add_body(..., armature=, damping=, coulomb=, actuated=)`` or
-``model.replace(damping=..., ...)``):
+J. Reuss ("Modélisation des robots", French Wikipedia draft, 2013) models actuators "as forces
+or torques" and allows under-actuated systems ("certaines articulations sont dépourvues
+d'actionneurs"); Siciliano, Sciavicco, Villani & Oriolo ("Robotics: Modelling, Planning and
+Control", 2009, ch. 7) add Coulomb and viscous joint friction to the model. Four per-dof fields
+of :class:`artidyn.Model` carry this (set them with ``ModelBuilder.add_body(..., armature=,
+damping=, coulomb=, actuated=)`` or ``model.replace(damping=..., ...)``):
 
 ``actuated`` (nv,) bool
     which dofs have an actuator. :func:`actuation_matrix` gives B (nv x na) with

@@ -1,11 +1,11 @@
 """CRBA: the composite-rigid-body algorithm (joint-space mass matrix M(q)).
 
-Seed "Algorithme CRBM" (Composite Rigid Body Method): the tree is made rigid except at one
+The Composite Rigid Body Method (Walker & Orin, 1982): the tree is made rigid except at one
 joint, for each joint in turn. Featherstone RBDA Table 6.2. Symbols (all in body i's frame):
 
 ==========  ==================================================================================
 X_up[i]     placement of body i in its father p; A = force transform i -> p
-I_C[i]      the seed's K_i: inertia of the composite body made of the subtree rooted at i
+I_C[i]      Featherstone's I^c_i: inertia of the composite body made of the subtree rooted at i
 S           motion subspace of joint i (6 x nv_i)
 F           the wrench(es) I_C S, carried down to the root: F <- A F
 M           nv x nv, block (i, j) = S_i^T I_C[i] S_i on the diagonal, F^T S_j off it

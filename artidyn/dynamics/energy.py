@@ -1,9 +1,10 @@
-"""Energies and momenta of the whole system (seed, "Énergies").
+"""Energies and momenta of the whole system (J. Reuss, "Modélisation des robots",
+French Wikipedia draft, 2013, "Énergies").
 
 Sums over the moving bodies 1..nb (fixed bodies lumped in, the world row 0 excluded):
 
 * kinetic energy ``T = sum_i 1/2 v_i . I_i v_i + sum_k 1/2 armature_k v_k^2`` with the body
-  twist ``v_i`` and 6x6 inertia ``I_i`` in the body frame; this equals the seed's
+  twist ``v_i`` and 6x6 inertia ``I_i`` in the body frame; this equals König's
   ``1/2 [m |v_G|^2 + omega . I_G omega]`` and ``1/2 v^T M(q) v`` (the rotor term matches the
   ``diag(armature)`` that :func:`~artidyn.dynamics.crba` adds to M);
 * potential energy of gravity ``V = - sum_i m_i g . r_i`` with ``r_i`` the world position of

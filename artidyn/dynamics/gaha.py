@@ -1,6 +1,6 @@
 """GAHA: the Gibbs-Appell Hessian algorithm (joint-space mass matrix M(q)).
 
-Seed "Algorithme GAHA": the mass matrix is the Hessian, with respect to the accelerations, of
+The mass matrix is the Hessian, with respect to the accelerations, of
 the Gibbs-Appell acceleration energy (Mata, Provenzano, Cuadrado, Valero, "Serial-robot
 dynamics algorithms for moderately large numbers of joints", Mech. Mach. Theory 37, 2002)::
 

@@ -1,6 +1,8 @@
 """The terms of Lagrange's equations: g(q), C(q, v), Mdot(q, v), Christoffel symbols.
 
-Seed, "Équations de Lagrange" (sans contrainte)::
+J. Reuss, "Modélisation des robots" (French Wikipedia draft, 2013), "Équations de Lagrange"
+(sans contrainte); Siciliano, Sciavicco, Villani & Oriolo, "Robotics: Modelling, Planning and
+Control" (2009), ch. 7::
 
     M(q) qdd + C(q, qd) qd + g(q) = tau,      g_k = dV/dq_k,   V = - sum_i m_i g . r_Gi
 
@@ -9,7 +11,7 @@ see :mod:`.springs`).
 
     Gamma_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i),     C_ij = sum_k Gamma_ijk qd_k
 
-(the seed writes the same symbols with the equation index last: its Gamma_ijk is our
+(Reuss writes the same symbols with the equation index last: its Gamma_ijk is our
 Gamma_kij). Everything is built from the body Jacobians of :mod:`.gaha` (``J_i``, body axes,
 about the body origin, ``M = sum_i J_i^T I_i J_i``) and one more recursion, for the world
 derivative of the Jacobian columns expressed in body i axes::
@@ -127,7 +129,7 @@ def _gravity(model, Q):
 
 
 def gravity(model, q):
-    """Generalized gravity g(q) = dV/dq (the seed's V_k), = rnea(q, 0, 0) without friction.
+    """Generalized gravity g(q) = dV/dq (Reuss's V_k), = rnea(q, 0, 0) without friction.
 
     Computed from the potential energy ``V = - sum_i m_i g . r_Gi`` as ``g = - sum_i m_i
     J_Gi^T g`` (J_Gi: Jacobian of the centre of mass G_i), independently of RNEA, plus the

@@ -1,7 +1,8 @@
-"""Newton-Euler equations, non-recursive approach (seed 002, Nguyen Quang Hoang, "Phương trình
-Newton-Euler: phương pháp không đệ quy"), with the joint reaction forces.
+"""Newton-Euler equations, non-recursive approach (Nguyen Quang Hoang, "Phương trình
+Newton-Euler: phương pháp không đệ quy", robot dynamics lecture slides, Hanoi University of
+Science and Technology), with the joint reaction forces.
 
-Steps of the seed (slide 17), all vectors in the world frame R_0:
+Steps of the lecture (slide 17), all vectors in the world frame R_0:
 
 1. kinematics: for each body k, the centre of mass C_k, the translational and rotational
    Jacobians ``J_Tk = d r_Ck / dq`` and ``J_Rk = d omega_k / dqd`` (3 x nv) and their time
@@ -25,7 +26,7 @@ Steps of the seed (slide 17), all vectors in the world frame R_0:
    (slide 15) ``M = sum J_T^T m J_T + J_R^T I_C J_R``, ``C = sum J_T^T m Jd_T + J_R^T I_C Jd_R +
    J_R^T [omega] I_C J_R``, ``g = - sum m J_T^T g_0``; ``Mdot - 2C`` is skew (slide 16).
 6. reactions: ``Q_c = -H(q) lambda`` and ``[B  -H] [tau; lambda] = Mbar qdd + k - Q_a`` (the
-   seed's ``[M H] [qdd; lambda] = Q_a - k`` of slide 14, solved for the inverse problem).
+   lecture's ``[M H] [qdd; lambda] = Q_a - k`` of slide 14, solved for the inverse problem).
 
 Joint i transmits the wrench ``f_i = S_i tau_i + T_i lambda_i`` from its parent to body i
 ([moment; force] in body i axes about O_i, the joint point): ``S_i`` is the actuated part (the
@@ -50,7 +51,8 @@ from .springs import _spring_torque
 
 
 class NewtonEulerSystem(NamedTuple):
-    """The seed's stacked system, one state or a batch (leading axis N). n = nb bodies.
+    """The stacked system of the non-recursive Newton-Euler method (Nguyen Quang Hoang's lecture),
+    one state or a batch (leading axis N). n = nb bodies.
 
     Mbar (6n, nv), k (6n,), Q_a (6n,) applied forces (gravity, f_ext), J (6n, nv) = [J_T; J_R],
     B (6n, nv) actuation (generalized force tau_J -> body wrenches), H (6n, sum 6 - nv_i)
@@ -128,14 +130,14 @@ def _world_inertias(model, R):
 
 
 def _stack(top, bottom):
-    """Seed's row order: the translational blocks of bodies 1..n, then the rotational ones."""
+    """The lecture's row order: the translational blocks of bodies 1..n, then the rotational ones."""
     N = top.shape[0]
     return np.concatenate([top[:, 1:].reshape((N, -1) + top.shape[3:]),
                            bottom[:, 1:].reshape((N, -1) + bottom.shape[3:])], axis=1)
 
 
 def _system(model, Q, V, F_ext=None):
-    """The seed's stacked system (NewtonEulerSystem) for a batch, plus R and O (joint points)."""
+    """The stacked system (NewtonEulerSystem) for a batch, plus R and O (joint points)."""
     m, _, _ = com_parts(model)
     R, r_O, r_C, omega, J_T, J_R, Jd_T, Jd_R = _com_kinematics(model, Q, V)
     I_C = _world_inertias(model, R)
@@ -225,7 +227,8 @@ def _joint_torque_extras(model, Q, V, A, friction):
 
 
 def newton_euler_nonrecursive(model, q, v, a, f_ext=None, reactions=False, friction=True):
-    """Inverse dynamics by the seed's non-recursive Newton-Euler method (module docstring).
+    """Inverse dynamics by Nguyen Quang Hoang's non-recursive Newton-Euler method (module
+    docstring).
 
     ``tau = J^T (Mbar a + k - Q_a)`` (+ armature a + friction), equal to :func:`rnea`.
 
@@ -258,7 +261,8 @@ def newton_euler_nonrecursive(model, q, v, a, f_ext=None, reactions=False, frict
 
 
 def newton_euler_system(model, q, v, f_ext=None):
-    """The seed's stacked matrices Mbar, k, Q_a, J, B, H (:class:`NewtonEulerSystem`).
+    """The stacked matrices Mbar, k, Q_a, J, B, H of the non-recursive Newton-Euler method
+    (Nguyen Quang Hoang's lecture; :class:`NewtonEulerSystem`).
 
     ``J^T H = 0`` (ideal constraints do no virtual work) and ``J^T B = 1``.
     """
@@ -268,7 +272,8 @@ def newton_euler_system(model, q, v, f_ext=None):
 
 
 def nonrecursive_terms(model, q, v):
-    """(M, C, g) of slide 15: ``M = J^T Mbar``, ``C qd = J^T k`` with the seed's C, ``g``.
+    """(M, C, g) of Nguyen Quang Hoang's non-recursive Newton-Euler lecture, slide 15:
+    ``M = J^T Mbar``, ``C qd = J^T k`` with the lecture's C, ``g``.
 
     ``C = sum_k J_Tk^T m_k Jd_Tk + J_Rk^T I_Ck Jd_Rk + J_Rk^T [omega_k] I_Ck J_Rk`` (Mdot - 2C
     skew, slide 16; for planar arms it is the Christoffel C); ``g = - sum_k m_k J_Tk^T g_0``

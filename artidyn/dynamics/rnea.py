@@ -1,13 +1,14 @@
 """RNEA: the recursive Newton-Euler algorithm (inverse dynamics), tree version.
 
-Seed "Algorithme RNEA" (modifications pour une chaîne arborescente), Featherstone RBDA Table 5.1.
+J. Reuss, "Modélisation des robots" (French Wikipedia draft, 2013), "Algorithme RNEA"
+(modifications pour une chaîne arborescente); Featherstone RBDA Table 5.1.
 Symbols (per body i, p = lambda(i) its father, all in body i's frame):
 
 ==========  ==================================================================================
 X_up[i]     placement of body i in body p (4x4); A^t = motion p -> i, A = force i -> p
 S           motion subspace of joint i (6 x nv_i), constant in the body frame
 v, a        spatial velocity and acceleration [omega; v] of body i (v_0 = 0, a_0 = -[0; g])
-f           the seed's F_j: the wrench joint i transmits from p to i, [mu; f] about O_i
+f           Reuss's F_j: the wrench joint i transmits from p to i, [mu; f] about O_i
 tau         tau_i = S^T f_i, plus armature * a, the joint springs (:mod:`.springs`) and friction
             (:mod:`.actuation`)
 ==========  ==================================================================================
@@ -22,7 +23,7 @@ Descente (nb .. 1)::
 
     tau_i = S^T f_i ;   f_p += A f_i
 
-Gravity enters as the fictitious base acceleration a_0 = -[0; g] (seed: "obtenu par une
+Gravity enters as the fictitious base acceleration a_0 = -[0; g] (Reuss: "obtenu par une
 accélération du corps de base opposée à la pesanteur"), so the f_i are the true joint wrenches.
 ``f_ext[i]`` is the wrench APPLIED TO body i by the environment, [moment; force] in body i's
 frame about its origin (row 0 ignored); build it with :func:`artidyn.dynamics.external_wrench`.
@@ -92,8 +93,8 @@ def rnea(model, q, v, a, f_ext=None, friction=True):
     """Inverse dynamics: the actuator torques that produce the acceleration ``a``.
 
     ``tau = M(q) a + h(q, v) + damping v + coulomb sign(v) - sum_i J_i^T f_ext_i`` with the
-    gravity, joint spring, Coriolis and centrifugal terms in ``h`` (seed, "Algorithme RNEA";
-    springs: :mod:`artidyn.dynamics.springs`).
+    gravity, joint spring, Coriolis and centrifugal terms in ``h`` (Featherstone, "Rigid Body
+    Dynamics Algorithms", Table 5.1; springs: :mod:`artidyn.dynamics.springs`).
 
     Parameters
     ----------

@@ -1,13 +1,14 @@
 """Wrenches: external wrenches on bodies, and the wrenches the joints transmit.
 
-The seed's RNEA takes "l'effort exercé par l'environnement sur le point de contact O_{N+1} du
-corps terminal, projeté dans le repère R_{N+1} attaché à ce point". :func:`external_wrench` turns
+The RNEA of J. Reuss ("Modélisation des robots", French Wikipedia draft, 2013) takes "l'effort
+exercé par l'environnement sur le point de contact O_{N+1} du corps terminal, projeté dans le
+repère R_{N+1} attaché à ce point". :func:`external_wrench` turns
 such a wrench, given at a named frame (or a point of it), into the per-body array ``f_ext``
 (nb+1, 6) that :func:`~artidyn.dynamics.rnea` and :func:`~artidyn.dynamics.aba` take: one
 wrench [moment; force] per body, in the body frame about the body origin. The arrays add up, so
 several contacts are ``external_wrench(...) + external_wrench(...)``.
 
-:func:`joint_wrenches` returns the seed's F_j of the RNEA backward pass: the full 6-component
+:func:`joint_wrenches` returns Reuss's F_j of the RNEA backward pass: the full 6-component
 wrench each joint transmits (actuator torque + constraint reaction), of which the joint torque
 is only the projection tau_j = S_j^T F_j.
 """
@@ -73,7 +74,7 @@ def joint_wrenches(model, q, v, a, f_ext=None):
     -------
     F : (nb+1, 6) or (N, nb+1, 6)
         row i: the wrench [moment; force] applied to body i by its parent through joint i, in
-        body i's frame about its origin (the seed's F_i; ``tau_i = S_i^T F_i`` without armature
+        body i's frame about its origin (Featherstone's f_i; ``tau_i = S_i^T F_i`` without armature
         and friction). Row 0: the total wrench the world applies to the robot through its joints,
         in the world frame about the world origin (the base reaction).
 

@@ -1,4 +1,5 @@
-"""Inverse geometric model q = G(X) (seed, "Modélisation géométrique inverse").
+"""Inverse geometric model q = G(X) (Khalil & Dombre, "Modeling, Identification and Control of
+Robots", ch. 4).
 
 - :func:`ik`: numeric (Levenberg-Marquardt on the SE(3) log error, joint limits, random
   restarts, null-space secondary objective), one target or a batch, honest ``status``;

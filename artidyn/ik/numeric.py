@@ -1,8 +1,10 @@
-"""Numeric inverse geometric model q = G(X) (seed, "Modélisation géométrique inverse").
+"""Numeric inverse geometric model q = G(X) (Khalil & Dombre, "Modeling, Identification and
+Control of Robots", ch. 4).
 
-The seed's three cases: infinitely many solutions (redundant arm: a secondary objective picks
-one in the null space), one or several (:func:`ik_all` collects distinct ones by multi-start),
-none (out of reach or singular: an honest ``status`` says which).
+The three cases of J. Reuss ("Modélisation des robots", French Wikipedia draft, 2013,
+"Modélisation géométrique inverse"): infinitely many solutions (redundant arm: a secondary
+objective picks one in the null space), one or several (:func:`ik_all` collects distinct ones by
+multi-start), none (out of reach or singular: an honest ``status`` says which).
 
 Levenberg-Marquardt on the SE(3) error log6(T(q)^-1 T*) (kernels in :mod:`._lm`), joint limits
 kept by an active set, random restarts when a start fails; every other random attempt iterates

@@ -1,10 +1,11 @@
 """Singularities of a frame's Jacobian: manipulability, condition number, aligned axes.
 
-The seed's third case of the inverse geometric model, "configuration singulière": two prismatic
-axes becoming parallel, two revolute axes becoming coincident ... At such a posture the 6 x n
-Jacobian J (world axes, rows [angular; linear]) loses rank: some end-frame motions need
-infinite joint rates. Measures (Yoshikawa): w = prod(sigma_i) = sqrt(det(J J^T)) when m <= n,
-and the condition number sigma_max / sigma_min. Angular and linear rows have different units:
+The third case of the inverse geometric model in J. Reuss ("Modélisation des robots", French
+Wikipedia draft, 2013), "configuration singulière": two prismatic axes becoming parallel, two
+revolute axes becoming coincident ... At such a posture the 6 x n Jacobian J (world axes, rows
+[angular; linear]) loses rank: some end-frame motions need infinite joint rates. Measures
+(Yoshikawa): w = prod(sigma_i) = sqrt(det(J J^T)) when m <= n, and the condition number
+sigma_max / sigma_min. Angular and linear rows have different units:
 ``length`` scales the angular rows (a characteristic length, 1 m by default).
 """
 from dataclasses import dataclass, field

@@ -1,8 +1,10 @@
 """Direct geometric model: world placements of bodies and frames, and state-argument checks.
 
-The direct geometric model X = F(q) is "a simple product of matrices" (seed, "Modélisation
-géométrique directe"): ``T_0i = T_0,lambda(i) @ T_up[i]`` with ``T_up[i] = joint_placement[i] @
-T_J(q_i)``, the placement of body ``i`` in its parent ``lambda(i)``.
+The direct geometric model X = F(q) is "a simple product of matrices" (J. Reuss,
+"Modélisation des robots", French Wikipedia draft, 2013, "Modélisation géométrique directe";
+Khalil & Dombre, "Modeling, Identification and Control of Robots", ch. 3):
+``T_0i = T_0,lambda(i) @ T_up[i]`` with ``T_up[i] = joint_placement[i] @ T_J(q_i)``, the
+placement of body ``i`` in its parent ``lambda(i)``.
 """
 import numpy as np
 

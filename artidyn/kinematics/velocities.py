@@ -1,6 +1,7 @@
 """First- and second-order kinematics: body and frame twists and accelerations.
 
-The kinematic ascent of the RNEA (seed 000, "Montée cinématique"), all in body frames::
+The kinematic ascent of the RNEA (J. Reuss, "Modélisation des robots", French Wikipedia draft,
+2013, "Montée cinématique"; Featherstone RBDA Table 5.1), all in body frames::
 
     V_j    = A^t V_i + S_j qd_j                            (i = lambda(j), the parent)
     Vdot_j = A^t Vdot_i + S_j qdd_j + V_j (.) S_j qd_j
@@ -14,7 +15,7 @@ Two accelerations of a frame F with origin O, angular velocity omega and origin 
 * **spatial** ``[omega_dot; a_sp]``: the time derivative of the twist components in F's own
   (moving) axes; ``a_sp`` is NOT the acceleration of the point O.
 * **classical** ``[omega_dot; gamma]``: ``gamma = a_sp + omega x v`` is the acceleration of the
-  point O, i.e. the time derivative of O's velocity in the world. This is the seed's
+  point O, i.e. the time derivative of O's velocity in the world. This is Reuss's
   ``Vdot_1 = [omega_dot; gamma - omega ^ v]`` (RNEA initial conditions).
 
 ``expressed="world"`` rotates both parts into world axes (still at the frame origin: pinocchio's

@@ -14,10 +14,10 @@ vector space (Munthe-Kaas' RKMK idea)::
     d v  / dt = a = aba(q(xi), v, tau)
 
 with ``ad_xi`` the Lie bracket of the joint: 0 for a vector joint, ``xi x`` for a spherical
-joint and the motion cross product ``crm(xi)`` (seed's (.)) for a free joint, whose chart
-coordinates are ``[omega; v]``. The series (Bernoulli numbers, right-trivialised since
-``integrate`` multiplies on the right) is cut after ``ad^8``: for a chart rotation of 0.3 rad the
-first dropped term is ~1e-13 of ``v``.
+joint and the motion cross product ``crm(xi)`` (the (.) of :mod:`artidyn.spatial.motion`) for a
+free joint, whose chart coordinates are ``[omega; v]``. The series (Bernoulli numbers,
+right-trivialised since ``integrate`` multiplies on the right) is cut after ``ad^8``: for a chart
+rotation of 0.3 rad the first dropped term is ~1e-13 of ``v``.
 
 Each ``*_step`` function takes ``f(t, Q, V) -> (A, Tau)`` (accelerations and the torques that
 produced them, both (N, nv)) and returns ``(Q_next, V_next, A_k, Tau_k)`` with ``A_k, Tau_k``

@@ -1,7 +1,8 @@
 """Euler (6 proper orders) and Tait-Bryan (6 orders) angles, intrinsic or extrinsic.
 
-The seed lists the orders: proper Euler z-x-z, x-y-x, y-z-y, z-y-z, x-z-x, y-x-y (precession -
-nutation - proper rotation) and Tait-Bryan x-y-z, y-z-x, z-x-y, x-z-y, z-y-x, y-x-z (Cardan's
+J. Reuss ("Modélisation des robots", French Wikipedia draft, 2013) lists the orders: proper
+Euler z-x-z, x-y-x, y-z-y, z-y-z, x-z-x, y-x-y (precession - nutation - proper rotation) and
+Tait-Bryan x-y-z, y-z-x, z-x-y, x-z-y, z-y-x, y-x-z (Cardan's
 yaw-pitch-roll being z-y-x). The ``order`` string follows scipy's ``Rotation.from_euler``:
 
 * uppercase, e.g. ``"ZYX"``: intrinsic (rotating axes), ``R = R_Z(a0) R_Y(a1) R_X(a2)``;
@@ -91,8 +92,8 @@ def euler_to_matrix(angles, order):
     Returns
     -------
     R : array (..., 3, 3)
-        Columns: the axes of the rotated frame in the fixed frame (the seed's P). Any dtype
-        (float, complex, SymPy objects).
+        Columns: the axes of the rotated frame in the fixed frame (the "matrice de passage" P).
+        Any dtype (float, complex, SymPy objects).
     """
     axes, intrinsic, _ = parse_order(order)
     angles = _check_angles(angles, order)

@@ -1,9 +1,11 @@
-"""Homogeneous transforms and 6-D spatial algebra (the seed's "notations spatiales").
+"""Homogeneous transforms and 6-D spatial algebra ("notations spatiales" of J. Reuss,
+"Modélisation des robots", French Wikipedia draft, 2013; Featherstone, "Rigid Body Dynamics
+Algorithms", ch. 2).
 
-Conventions (fixed, see DESIGN.md): a motion vector is ``[omega; v]``, a force vector is
-``[mu; f]``. A homogeneous transform ``T`` (4x4) of frame 2 in frame 1 holds the seed's
+Conventions (fixed, see docs/conventions.md): a motion vector is ``[omega; v]``, a force vector is
+``[mu; f]``. A homogeneous transform ``T`` (4x4) of frame 2 in frame 1 holds Reuss's
 change-of-basis matrix ``P = R`` (columns: axes of frame 2 in frame 1) and ``xi = p`` (origin of
-frame 2 in frame 1). From it come the seed's four 6x6 matrices::
+frame 2 in frame 1). From it come Reuss's four 6x6 matrices::
 
     V2 = A^t  V1      A^t  = [[R^T, 0], [R^T [p]^T, R^T]]   motion, frame 1 -> frame 2
     V1 = A^-t V2      A^-t = [[R, 0], [[p] R, R]]           motion, frame 2 -> frame 1
@@ -54,7 +56,7 @@ def homogeneous(R=None, p=None):
 
 
 def inv_homogeneous(T):
-    """The seed's inverse homogeneous matrix [[R^T, -R^T p], [0, 1]]."""
+    """The inverse homogeneous matrix [[R^T, -R^T p], [0, 1]]."""
     T = np.asarray(T)
     R = T[..., :3, :3]
     Rt = np.swapaxes(R, -1, -2)
@@ -72,7 +74,7 @@ def transform_point(T, x):
     return matvec(T[..., :3, :3], x) + T[..., :3, 3]
 
 
-# --- the seed's four 6x6 matrices -----------------------------------------------------------
+# --- the four 6x6 transforms (A^t, A^-t, A, A^-1) --------------------------------------------
 
 
 def _blocks(T):
@@ -158,11 +160,11 @@ def force_apply_inv(T, f):
     return np.concatenate([matvec(Rt, f[..., :3] - cross(p, fo)), matvec(Rt, fo)], -1)
 
 
-# --- cross products (the seed's two operators) -----------------------------------------------
+# --- cross products: (.) on motions, (+) on forces ---------------------------------------------
 
 
 def cross_motion(m1, m2):
-    """The seed's V1 (.) V2 = [w1 x w2; w1 x v2 + v1 x w2] (Featherstone's crm(v1) v2)."""
+    """Motion cross product V1 (.) V2 = [w1 x w2; w1 x v2 + v1 x w2] (Featherstone's crm(v1) v2)."""
     m1 = np.asarray(m1)
     m2 = np.asarray(m2)
     w1, v1 = m1[..., :3], m1[..., 3:]
@@ -171,7 +173,7 @@ def cross_motion(m1, m2):
 
 
 def cross_force(m, f):
-    """The seed's V (+) F = [w x mu + v x f; w x f] (Featherstone's crf(v) f)."""
+    """Force cross product V (+) F = [w x mu + v x f; w x f] (Featherstone's crf(v) f)."""
     m = np.asarray(m)
     f = np.asarray(f)
     w, v = m[..., :3], m[..., 3:]
@@ -199,7 +201,8 @@ def crf(m):
 def spatial_inertia(mass, com, I_com):
     """6x6 inertia about the frame origin from mass, centre of mass and inertia at the com.
 
-    The seed's m [[I~ - [rho]^2, [rho]], [-[rho], 1]] with I~ = I_G / m, rho = com.
+    Featherstone's m [[I~ - [rho]^2, [rho]], [-[rho], 1]] (RBDA ch. 2) with I~ = I_G / m,
+    rho = com.
     """
     mass = np.asarray(mass)
     com = np.asarray(com)

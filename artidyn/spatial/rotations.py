@@ -1,8 +1,9 @@
 """Rotations: elementary rotations, Rodrigues, quaternions (x, y, z, w), exp/log maps, rpy.
 
-The seed's "matrice de passage" P is the rotation matrix R whose columns are the axes of the
-new frame in the old one. Functions accept leading batch axes. Quaternions are scalar-last
-``(x, y, z, w)`` as in scipy and pinocchio.
+The "matrice de passage" P of J. Reuss ("Modélisation des robots", French Wikipedia draft,
+2013) is the rotation matrix R whose columns are the axes of the new frame in the old one.
+Functions accept leading batch axes. Quaternions are scalar-last ``(x, y, z, w)`` as in scipy
+and pinocchio.
 """
 import warnings
 
