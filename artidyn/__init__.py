@@ -30,6 +30,6 @@ from .io.mjcf import load_mjcf  # noqa: F401
 from .ik import (IKResult, IKSolutions, condition_number, ik, ik_all, ik_analytic,  # noqa: F401
                  is_singular, manipulability, singularity, workspace)
 from . import analytical, constraints, contact, geometry, identification, servo, spatial, models, symbolic  # noqa: F401
-from . import interop  # noqa: F401
+from . import distributed, interop  # noqa: F401
 
 __version__ = "0.1.0"

@@ -21,7 +21,8 @@ API = ROOT / "docs" / "api"
 PACKAGES = {"kinematics": "Kinematics", "dynamics": "Dynamics", "constraints": "Constraints", "contact": "Contact",
             "analytical": "Analytical mechanics", "servo": "Servo-constraints", "identification": "Identification",
             "sim": "Simulation", "ik": "Inverse kinematics", "io": "Model files", "geometry": "Collision geometry",
-            "models": "Built-in robots", "spatial": "Spatial algebra"}
+            "models": "Built-in robots", "spatial": "Spatial algebra", "symbolic": "Symbolic models",
+            "interop": "pinocchio and MuJoCo", "viewer": "3D viewer", "distributed": "Distributed batches"}
 EXTRA = {"io": [("artidyn.io.urdf", "load_urdf"), ("artidyn.io.urdf", "InertiaRepairWarning"),
                 ("artidyn.io.dh", "from_dh"), ("artidyn.io.dh", "to_toml"), ("artidyn.io.srdf", "apply_srdf"),
                 ("artidyn.io.srdf", "srdf_disabled_pairs"), ("artidyn.io.srdf", "srdf_configurations")]}
