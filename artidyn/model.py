@@ -1,8 +1,8 @@
 """The robot model: a tree of rigid bodies with joints, frames, limits and physical parameters.
 
-Numbering follows the seeds: body 0 is the world (or the fixed base), moving bodies are
-``1..nb`` with ``parent[i] < i``. Per-body arrays have ``nb + 1`` rows so that code indices
-match the book's ``i`` and ``lambda(i)``. A ``Model`` is built by :class:`artidyn.ModelBuilder`
+Numbering follows Featherstone ("Rigid Body Dynamics Algorithms", ch. 4) and Khalil & Dombre:
+body 0 is the world (or the fixed base), moving bodies are ``1..nb`` with ``parent[i] < i``.
+Per-body arrays have ``nb + 1`` rows so that code indices match the book's ``i`` and ``lambda(i)``. A ``Model`` is built by :class:`artidyn.ModelBuilder`
 (which the URDF and DH readers use too) and is immutable afterwards: its arrays are read-only.
 """
 from dataclasses import dataclass, field
@@ -182,6 +182,19 @@ def check_collisions(model, collisions):
     return collisions
 
 
+def check_postures(model, postures):
+    """A copy of ``postures`` ({name: q}) with each q a read-only float (nq,) array; ShapeError
+    naming the posture when a q has the wrong size."""
+    out = {}
+    for name, q in dict(postures or {}).items():
+        q = np.array(q, dtype=float)
+        if q.shape != (model.nq,):
+            from .errors import ShapeError
+            raise ShapeError(f"posture '{name}' has {q.size} values, model '{model.name}' needs nq = {model.nq}")
+        out[str(name)] = _ro(q)
+    return out
+
+
 def check_collision_exclusions(model, pairs):
     """Body pairs (names or indices) -> sorted tuple of distinct ``(i, j)`` with i < j."""
     out = set()
@@ -278,6 +291,9 @@ class Model:
         placement in the body frame); body 0 (the world) holds fixed scenery such as the ground.
     collision_exclusions : tuple of body index pairs ``(i, j)``, i < j, whose shapes never collide
         (besides same-body and parent-child pairs, see :func:`artidyn.geometry.contact_candidates`).
+    postures : dict name -> (nq,) read-only q, the named reference postures of the model (the
+        SRDF's ``<group_state>``, e.g. ``model.postures["half_sitting"]``, filled by
+        :func:`artidyn.load`); empty by default. Kept by :meth:`replace`.
     """
 
     def __init__(self, **fields):
@@ -285,6 +301,7 @@ class Model:
         fields.setdefault("constraint_specs", ())
         fields.setdefault("collisions", ())
         fields.setdefault("collision_exclusions", ())
+        fields.setdefault("postures", {})
         fields.setdefault("stiffness", np.zeros(fields["nv"]))
         fields.setdefault("rest", np.zeros(fields["nv"]))
         for key, value in fields.items():
@@ -299,6 +316,7 @@ class Model:
         object.__setattr__(self, "constraint_specs", check_constraint_specs(self, self.constraint_specs))
         object.__setattr__(self, "collisions", check_collisions(self, self.collisions))
         object.__setattr__(self, "collision_exclusions", check_collision_exclusions(self, self.collision_exclusions))
+        object.__setattr__(self, "postures", check_postures(self, self.postures))
         children = [[] for _ in range(self.nb + 1)]
         for i in range(1, self.nb + 1):
             children[self.parent[i]].append(i)

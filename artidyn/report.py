@@ -4,7 +4,8 @@
 string ``"package.module:function"`` imported when the report is built (a module that does not
 exist yet is skipped). A section returns Markdown text (starting with a ``## `` title) or None.
 ``ctx`` carries ``out_dir`` (a :class:`pathlib.Path` or None: where a section may write files,
-listed in ``ctx.files``), ``q`` (the neutral configuration) and ``fmt`` (number formatting).
+listed in ``ctx.files``), ``q`` (:func:`default_posture`: the neutral configuration, with joints
+whose limits exclude 0 at the middle of their limits) and ``fmt`` (number formatting).
 To add a section, append one entry to ``SECTIONS``, e.g. ``"artidyn.dynamics.report:section"``.
 
 Sections are independent: one that raises (or cannot be imported) is replaced in the report by
@@ -113,24 +114,54 @@ def _run_section(entry, model, ctx):
         return failed_section(title, exc, getattr(section, "hint", None)), failure
 
 
-def build_report(model, out_dir=None, failed=None):
+def default_posture(model):
+    """The configuration the report and the command line use when none is given: the neutral
+    configuration (:func:`artidyn.neutral`), with each joint value that lies outside the joint's
+    limits (the Panda's fourth joint: 0 is outside [-3.07, -0.07] rad) put at the middle of them."""
+    from .configuration import neutral
+    q = np.array(neutral(model), dtype=float)
+    lo, up = np.asarray(model.lower, dtype=float), np.asarray(model.upper, dtype=float)
+    for i in range(1, model.nb + 1):
+        if model.nq_joint[i] != model.nv_joint[i]:        # quaternion joints: neutral is the identity
+            continue
+        for k in range(int(model.idx_q[i]), int(model.idx_q[i] + model.nq_joint[i])):
+            if np.isfinite(lo[k]) and np.isfinite(up[k]) and not lo[k] <= q[k] <= up[k]:
+                q[k] = 0.5 * (lo[k] + up[k])
+            elif np.isfinite(lo[k]) and q[k] < lo[k]:
+                q[k] = lo[k]
+            elif np.isfinite(up[k]) and q[k] > up[k]:
+                q[k] = up[k]
+    return q
+
+
+def build_report(model, out_dir=None, failed=None, compiled=False):
     """The report of ``model`` as Markdown text; with ``out_dir`` also written to report.md there.
 
     A section that raises is reported in its place (see the module docstring) and, when
     ``failed`` is a list, appended to it as a :class:`SectionFailure`.
+
+    ``compiled=False`` (the default) runs the sections on the readable reference code
+    (:func:`artidyn.kernels.reference_only`): a report evaluates a handful of states (one posture,
+    a sampled quintic, a short free fall), which the reference code does in about a second even
+    for Talos, whereas the first call of the compiled kernels compiles them for the machine (about
+    two minutes on two cores, once); the text is the same, the kernels being held equal to the
+    reference code. ``compiled=True`` uses the kernels (compiled on first use).
     """
-    from .configuration import neutral
+    import contextlib
+
+    from .kernels import reference_only
     ctx = SimpleNamespace(out_dir=None if out_dir is None else pathlib.Path(out_dir),
-                          q=neutral(model), fmt=fmt, files=[], failed=[])
+                          q=default_posture(model), fmt=fmt, files=[], failed=[])
     if ctx.out_dir is not None:
         ctx.out_dir.mkdir(parents=True, exist_ok=True)
     parts = [f"# artidyn report: {model.name}"]
-    for entry in SECTIONS:
-        text, failure = _run_section(entry, model, ctx)
-        if failure is not None:
-            ctx.failed.append(failure)
-        if text:
-            parts.append(text)
+    with contextlib.nullcontext() if compiled else reference_only():
+        for entry in SECTIONS:
+            text, failure = _run_section(entry, model, ctx)
+            if failure is not None:
+                ctx.failed.append(failure)
+            if text:
+                parts.append(text)
     if failed is not None:
         failed.extend(ctx.failed)
     text = "\n\n".join(parts) + "\n"
@@ -213,11 +244,15 @@ def placement_row(name, kind, body, T):
 
 def geometry_section(model, ctx):
     """Direct geometric model at the neutral configuration: world placement of every frame."""
+    from .configuration import neutral
     from .kinematics import body_placements
     T = body_placements(model, ctx.q)
     rows = [placement_row(f.name, f.kind, model.body_names[f.body], T[f.body] @ f.placement) for f in model.frames]
     q = " ".join(fmt(x) for x in ctx.q)
-    return "\n".join([f"## Geometric model at the neutral configuration q = [{q}]", "",
+    note = []
+    if np.any(ctx.q != neutral(model)):
+        note = ["Joints whose limits exclude 0 are at the middle of their limits.", ""]
+    return "\n".join([f"## Geometric model at the neutral configuration q = [{q}]", ""] + note + [
                       "World placements: position (m) and roll-pitch-yaw (deg, R = Rz(yaw) Ry(pitch) Rx(roll)).",
                       "", table(["frame", "kind", "body", "x", "y", "z", "roll", "pitch", "yaw", "note"], rows)])
 

@@ -139,7 +139,7 @@ def test_contacts_are_encoded_as_world_forces(ur5):
     P = np.array([[2.0, 0.3, -0.1]])
     C = ActiveContacts(np.array([1]), np.array([0]), np.array([[0.1, 0.2, 0.0]]), np.array([[0.1, 0.2, 0.02]]),
                        R[None], np.zeros(1), P, np.zeros((1, 3)), np.zeros((1, 3)))
-    empty = C._replace(**{k: getattr(C, k)[:0] for k in C._fields})
+    empty = C._replace(**{k: getattr(C, k)[:0] for k in C._fields if getattr(C, k) is not None})
     Q = np.zeros((3, ur5.nq))
     res = SimpleNamespace(t=np.array([0.0, 0.01, 0.02]), q=Q, contacts=[empty, C, empty], dt=0.01, batch=None)
     scene = build_scene(ur5, res)

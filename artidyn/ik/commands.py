@@ -2,7 +2,7 @@
 
     artidyn ik MODEL --frame F --xyz X Y Z [--rpy R P Y] [--deg] [--all] [--q0 Q ...]
 
-``--xyz`` alone is a position target; with ``--rpy`` (URDF roll-pitch-yaw, R = Rz(yaw) Ry(pitch)
+Inverse geometric model: the joint values placing a frame at a target. ``--xyz`` alone is a position target; with ``--rpy`` (URDF roll-pitch-yaw, R = Rz(yaw) Ry(pitch)
 Rx(roll)) a full pose. One solution by default (numeric, Levenberg-Marquardt with restarts);
 ``--all`` prints every solution: the closed form (up to 8) when the arm is a 6R of a known family
 and the target a pose, multi-start otherwise. Exit status 0 when a solution was found, 1 when
@@ -13,18 +13,21 @@ import numpy as np
 
 def register(subparsers):
     """Add the ``ik`` sub-command to an argparse ``subparsers`` object."""
-    from ..cli import add_model_argument
+    from ..cli import add_limits_argument, add_model_argument, number
+    description = " ".join(__doc__.split("\n\n")[2].replace("``", "").split())   # not the usage line again
     p = subparsers.add_parser("ik", help="inverse geometric model: joint values placing a frame",
-                              description=__doc__.split("\n\n")[1].strip())
+                              description=description)
     add_model_argument(p)
     p.add_argument("--frame", default=None, help="frame or body to place (default: the last body)")
-    p.add_argument("--xyz", type=float, nargs=3, required=True, metavar=("X", "Y", "Z"),
+    p.add_argument("--xyz", type=number, nargs=3, required=True, metavar=("X", "Y", "Z"),
                    help="target position in the world (m)")
-    p.add_argument("--rpy", type=float, nargs=3, default=None, metavar=("R", "P", "Y"),
+    p.add_argument("--rpy", type=number, nargs=3, default=None, metavar=("R", "P", "Y"),
                    help="target orientation, roll pitch yaw (rad, or degrees with --deg)")
     p.add_argument("--deg", action="store_true", help="--rpy, --q0 and the printed angles in degrees")
     p.add_argument("--all", action="store_true", help="all solutions (closed form when available)")
-    p.add_argument("--q0", nargs="+", default=None, metavar="Q", help="start / reference configuration")
+    p.add_argument("--q0", nargs="+", default=None, metavar="Q",
+                   help="start / reference configuration (nq numbers; checked against the joint limits)")
+    add_limits_argument(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the random restarts (default 0)")
     p.set_defaults(func=cmd_ik)
 
@@ -57,10 +60,10 @@ def cmd_ik(args):
     from ..errors import ModelError
     from .analytic import family, ik_analytic
     from .numeric import ik, ik_all
-    model = model_from(args.model)
+    model = model_from(args)
     frame = args.frame if args.frame is not None else model.body_names[-1]
     target, kind = _target(args)
-    q0 = parse_q(model, args.q0, args.deg, "--q0") if args.q0 else None
+    q0 = parse_q(model, args.q0, args.deg, "--q0", check=not args.ignore_limits) if args.q0 else None
     unit = "deg" if args.deg else "rad"
     print(f"model '{model.name}', frame '{frame}', {kind} target: xyz {np.round(args.xyz, 6).tolist()}"
           + ("" if args.rpy is None else f", rpy {list(args.rpy)} ({unit})"))

@@ -1,13 +1,14 @@
-"""Built-in robots: Puma 560 and Staubli RX-90 (DH tables), and the seed's planar examples.
+"""Built-in robots: Puma 560 and Staubli RX-90 (DH tables), and the planar examples of Nguyen Quang
+Hoang's non-recursive Newton-Euler lectures (Hanoi University of Science and Technology).
 
 ==================  ==========================================================================
 name                model
 ==================  ==========================================================================
 ``puma560``         Unimation Puma 560, classic DH, published kinematic and dynamic parameters
 ``rx90``            Staubli RX-90, modified DH (Khalil's table); ILLUSTRATIVE masses/inertias
-``planar2r``        planar 2R arm in the x-y plane, gravity along -y (seed 002, example 3)
-``pendulum``        1-dof pendulum, x axis pointing down, gravity along +x (seed 002, example 1)
-``cart_pendulum``   cart on the x axis carrying a pendulum, gravity along -y (seed 002, example 2)
+``planar2r``        planar 2R arm in the x-y plane, gravity along -y (Nguyen Quang Hoang's lectures, example 3)
+``pendulum``        1-dof pendulum, x axis pointing down, gravity along +x (Nguyen Quang Hoang's lectures, example 1)
+``cart_pendulum``   cart on the x axis carrying a pendulum, gravity along -y (Nguyen Quang Hoang's lectures, example 2)
 ``fourbar``         planar crank-rocker four-bar linkage: a closed chain, the DH table file
                     ``data/fourbar.toml`` with a ``[[constraints]]`` point closing its loop
 ==================  ==========================================================================
@@ -118,14 +119,14 @@ def rx90():
     return model
 
 
-# --- seed 002 examples (planar, revolute axes along z) ------------------------------------
+# --- Nguyen Quang Hoang's lecture examples (planar, revolute axes along z) ------------------------------------
 def _rod(izz):
     """Inertia at the com of a thin rod along x (or a point mass when izz = 0)."""
     return np.diag([0.0, izz, izz])
 
 
 def planar_2r(l1=1.0, l2=1.0, m1=1.0, m2=1.0, a1=None, a2=None, i1z=None, i2z=None, g=9.81):
-    """Planar 2R arm in the x-y plane (seed 002, example 3), modified DH with a2 = l1.
+    """Planar 2R arm in the x-y plane (Nguyen Quang Hoang's lectures, example 3), modified DH with a2 = l1.
 
     Link k has length l_k, mass m_k, centre of mass at a_k along its x axis (default l_k / 2)
     and inertia I_kz about the com (default m_k l_k^2 / 12: uniform thin rods). Gravity is
@@ -142,11 +143,12 @@ def planar_2r(l1=1.0, l2=1.0, m1=1.0, m2=1.0, a1=None, a2=None, i1z=None, i2z=No
 
 
 def pendulum(m=1.0, l=1.0, izz=0.0, g=9.81, rod=False):
-    """The seed's 1-dof pendulum (seed 002, example 1): revolute about z, x axis pointing down.
+    """The 1-dof pendulum of Nguyen Quang Hoang's non-recursive Newton-Euler lectures (example 1):
+    revolute about z, x axis pointing down.
 
     The centre of mass is at a = l on the body's x axis (a point mass, plus ``izz`` about it);
     ``rod=True``: a uniform rod of length l (a = l / 2, izz = m l^2 / 12). Gravity is (g, 0, 0)
-    as in the seed's figure, so q = 0 hangs down and (I_z + m a^2) q'' + m a g sin q = u.
+    as in the lecture's figure, so q = 0 hangs down and (I_z + m a^2) q'' + m a g sin q = u.
     Frame "tool" is the tip (l, 0, 0).
     """
     a, izz = (l / 2, m * l**2 / 12) if rod else (l, izz)
@@ -156,7 +158,7 @@ def pendulum(m=1.0, l=1.0, izz=0.0, g=9.81, rod=False):
 
 
 def cart_pendulum(m1=1.0, m2=1.0, a2=1.0, d=0.0, i2z=0.0, g=9.81, l2=None):
-    """Cart with a pendulum (seed 002, example 2): q = (x, phi).
+    """Cart with a pendulum (Nguyen Quang Hoang's lectures, example 2): q = (x, phi).
 
     The cart (mass m1) slides along the world x axis; the pendulum is hinged at A, a distance
     ``d`` along x from the cart's centre, turns about z by phi measured from x, and has its

@@ -4,7 +4,14 @@
 >>> model = example_robot("solo12")              # floating base (a legged robot)
 
 Names are the URDF file stems; a stem shipped twice (``anymal``, in the ANYmal B and C
-packages) is named ``<package folder>/<stem>`` instead.
+packages) is named ``<package folder>/<stem>`` instead (``anymal_c_simple_description/anymal``,
+or the short aliases ``anymal_b`` / ``anymal_c``). ``talos`` is ``talos_reduced``, as in the
+package's own Python loader. A path to one of the package's URDF files loads the same model as
+its name (:func:`name_of_path`).
+
+Reference postures: the robot's SRDF ``<group_state>`` poses are in ``model.postures``
+(``model.postures["half_sitting"]`` for Talos, ``"standing"`` for Solo); an SRDF that cannot be
+read leaves them empty with a load-report note.
 
 Floating base by default (``floating_base=None``): robots that walk or fly, i.e. whose
 description package is one of ``FLOATING_PACKAGES`` (quadrupeds, bipeds, humanoids, drones),
@@ -30,6 +37,8 @@ FLOATING_PACKAGES = frozenset({
     "romeo_description", "simple_humanoid_description", "solo_description", "talos_data",
 })
 FIXED_EXCEPTIONS = frozenset({"talos_left_arm"})
+ALIASES = {"talos": "talos_reduced", "anymal_b": "anymal_b_simple_description/anymal",
+           "anymal_c": "anymal_c_simple_description/anymal"}
 
 
 @functools.lru_cache(maxsize=1)
@@ -74,12 +83,30 @@ def example_robot_names():
 def example_robot_path(name):
     """Path of the URDF file ``name`` (a file stem, or ``<package>/<stem>`` for ambiguous stems)."""
     index = _index()
+    name = ALIASES.get(name, name)
     if name in index:
         return index[name]
     twins = [k for k in index if k.endswith(f"/{name}")]
     if twins:
-        raise NameNotFound(f"example robot '{name}' is ambiguous: use one of {', '.join(repr(t) for t in twins)}")
+        short = [a for a, full in ALIASES.items() if full in twins]
+        raise NameNotFound(f"example robot '{name}' is ambiguous: use one of {', '.join(repr(t) for t in twins)}"
+                           + (f" (or {', '.join(repr(a) for a in short)})" if short else ""))
     raise unknown_name("example-robot-data robot", name, list(index))
+
+
+def name_of_path(path):
+    """The name of an example-robot-data URDF file ``path`` (the file itself, wherever it was
+    reached from), or None when ``path`` is not one of the package's URDF files (or the package is
+    not installed)."""
+    try:
+        index = _index()
+        target = pathlib.Path(path).resolve()
+    except (ImportError, OSError):
+        return None
+    for name, p in index.items():
+        if pathlib.Path(p).resolve() == target:
+            return name
+    return None
 
 
 def default_floating(name):
@@ -121,16 +148,32 @@ def example_robot(name, floating_base=None, repair=True, srdf=True, **kwargs):
     if floating_base is None:
         floating_base = default_floating(name)
     model = load_urdf(example_robot_path(name), floating_base=floating_base, repair=repair, **kwargs)
-    path = example_robot_srdf(name) if srdf and model.collisions else None
-    if path is not None:
+    path = example_robot_srdf(name) if srdf else None
+    if path is not None and model.collisions:
         from ..errors import ParseError
         from ..io.srdf import apply_srdf
         try:
             model = apply_srdf(model, path)
         except ParseError:
             pass    # an SRDF of another variant of the robot (links this URDF lacks): collisions left as read
+    if path is not None:
+        model = with_postures(model, path)
     return model
 
 
-__all__ = ["example_robot", "example_robot_names", "example_robot_path", "default_floating",
+def with_postures(model, path):
+    """``model`` with the SRDF ``path``'s ``<group_state>`` poses in ``model.postures``; an SRDF
+    that cannot be read is a load-report note (postures left as they were), never an error."""
+    from ..errors import ArtidynError
+    from ..io.srdf import srdf_configurations
+    try:
+        postures = srdf_configurations(model, path)
+    except (ArtidynError, ValueError, OSError) as exc:
+        model.load_report.add("ignored", f"SRDF {pathlib.Path(path).name}",
+                              f"reference postures not read: {exc}")
+        return model
+    return model.replace(postures={**model.postures, **postures}) if postures else model
+
+
+__all__ = ["example_robot", "example_robot_names", "example_robot_path", "default_floating", "name_of_path",
            "robots_dir", "FLOATING_PACKAGES", "FIXED_EXCEPTIONS"]

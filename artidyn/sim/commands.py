@@ -3,7 +3,7 @@
 ``artidyn torques MODEL --trajectory FILE.csv [--out DIR]``
     Inverse dynamics (RNEA) along a sampled trajectory: writes ``torques.csv`` and
     ``torques.png`` and prints the peak torque of each joint against its effort limit.
-``artidyn simulate MODEL [--q0 ...] [--v0 ...] [--t-final T] [--dt DT] [--method M] [--out DIR]``
+``artidyn simulate MODEL [--q0 ...] [--v0 ...] [--deg] [--t-final T] [--dt DT] [--method M] [--out DIR]``
     Unactuated simulation (gravity, friction): writes ``simulation.csv``, ``simulation.npz``,
     ``trajectory.png`` and ``energy.png`` and prints the energy balance. Without ``--dt`` the
     step comes from the model (:func:`artidyn.sim.default_dt`); ``--method auto`` (the default)
@@ -13,8 +13,11 @@
 ``MODEL`` is anything :func:`artidyn.io.load` accepts (a URDF or DH file, a built-in name, an
 example-robot-data stem). Each handler returns 0 on success; errors propagate as artidyn errors
 (one line from the CLI: the trajectory file is checked first, naming the row of a bad value).
-Existing output files are refused unless ``--force`` is given. ``--floating-base`` applies to
-URDF models only (a DH table or a built-in robot refuses it).
+Existing output files are refused unless ``--force`` is given. ``--floating-base`` /
+``--fixed-base`` as on every command (:func:`artidyn.cli.add_model_argument`; a DH table or a
+built-in robot refuses ``--floating-base``). ``--q0`` (alias ``--q``) is checked against the joint
+limits (:func:`artidyn.cli.check_limits`); with ``--deg`` the angles of ``--q0`` are in degrees
+and the angular rates of ``--v0`` (alias ``--v``) in degrees per second.
 """
 import pathlib
 import sys
@@ -26,7 +29,7 @@ from .simulate import METHODS
 
 def register(subparsers):
     """Add the ``torques`` and ``simulate`` sub-commands to an argparse ``subparsers`` object."""
-    from ..cli import number
+    from ..cli import add_limits_argument, number
     p = subparsers.add_parser("torques", help="joint torques (inverse dynamics) along a trajectory file",
                               description="Inverse dynamics (RNEA) along a sampled trajectory: writes "
                                           "torques.csv and torques.png in --out.")
@@ -38,11 +41,18 @@ def register(subparsers):
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     p.set_defaults(func=cmd_torques)
 
-    s = subparsers.add_parser("simulate", help="simulate the unactuated model (gravity and friction)")
+    s = subparsers.add_parser("simulate", help="simulate the unactuated model (gravity and friction)",
+                              description="Unactuated simulation (gravity, joint friction) from q0, v0: writes "
+                                          "simulation.csv, simulation.npz, trajectory.png and energy.png in --out "
+                                          "and prints the energy balance.")
     _model_arguments(s)
-    s.add_argument("--q0", nargs="+", metavar="Q", help="initial configuration (nq numbers, spaces or "
-                   "commas; default: the neutral configuration)")
-    s.add_argument("--v0", type=number, nargs="+", metavar="V", help="initial velocity (nv numbers; default 0)")
+    s.add_argument("--q0", "--q", dest="q0", nargs="+", metavar="Q", help="initial configuration (nq numbers, "
+                   "spaces or commas; default: the neutral configuration, joints whose limits exclude 0 at the "
+                   "middle of their limits)")
+    s.add_argument("--v0", "--v", dest="v0", type=number, nargs="+", metavar="V",
+                   help="initial velocity (nv numbers; default 0)")
+    s.add_argument("--deg", action="store_true", help="--q0 angles in degrees, --v0 angular rates in deg/s")
+    add_limits_argument(s)
     s.add_argument("--t-final", type=number, default=1.0, help="duration in seconds (default 1)")
     s.add_argument("--dt", type=number, default=None,
                    help="time step in seconds (default: from the model's fastest mode, at most 0.001; for "
@@ -58,15 +68,13 @@ def register(subparsers):
 def _model_arguments(parser):
     from ..cli import add_model_argument
 
-    add_model_argument(parser)
-    parser.add_argument("--floating-base", action="store_true", help="URDF: add a free root joint")
+    add_model_argument(parser)       # MODEL, --floating-base / --fixed-base
 
 
 def load_model(args):
-    from ..io import load
+    from ..cli import model_from
 
-    kwargs = {"floating_base": True} if getattr(args, "floating_base", False) else {}
-    return load(args.model, **kwargs)
+    return model_from(args)
 
 
 def _out_dir(args, names=()):
@@ -174,7 +182,7 @@ def cmd_torques(args):
 
 def cmd_simulate(args):
     """``artidyn simulate``: free motion from q0, v0 under gravity and the model's friction."""
-    from ..cli import parse_q
+    from ..cli import parse_q, parse_v
     from .plots import plot_energy
     from ..errors import SimulationError
     from .simulate import auto_method, default_dt, simulate
@@ -182,8 +190,8 @@ def cmd_simulate(args):
     files = ("simulation.csv", "simulation.npz", "trajectory.png", "energy.png")
     _out_dir(args, files)   # refuse to overwrite before computing
     model = load_model(args)
-    q0 = parse_q(model, args.q0, what="--q0")
-    v0 = None if args.v0 is None else np.array(args.v0)
+    q0 = parse_q(model, args.q0, args.deg, what="--q0", check=not args.ignore_limits)
+    v0 = None if args.v0 is None else parse_v(model, args.v0, args.deg, what="--v0")
     method = auto_method(model, q0) if args.method == "auto" else args.method
     print(f"{model.name}: method {method}, " + (f"dt = {args.dt:g} s" if args.dt else
           f"dt = {default_dt(model, q0, method):g} s (from the model)" if method != "dopri5" else "adaptive"))

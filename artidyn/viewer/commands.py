@@ -1,6 +1,6 @@
 """``artidyn view``: write the 3D viewer page of a model, a posture or a simulation.
 
-    artidyn view MODEL [--q Q ... [--deg]] [--result run.npz] [--out FILE.html] [--floating-base]
+    artidyn view MODEL [--q Q ... [--deg] [--ignore-limits]] [--result run.npz] [--out FILE.html] [--floating-base]
                  [--collisions] [--frames] [--com] [--no-autoplay]
 
 One self-contained HTML file (open it in a browser; no server, no network). ``--q`` gives a
@@ -13,7 +13,7 @@ import re
 
 def register(subparsers):
     """Add the ``view`` sub-command to an argparse ``subparsers`` object."""
-    from ..cli import add_model_argument
+    from ..cli import add_deg_argument, add_limits_argument, add_model_argument
     p = subparsers.add_parser("view", help="3D view of a model, a posture or a simulation (an HTML page)",
                               description=" ".join(__doc__.split("\n\n")[2].replace("``", "").split()))
     add_model_argument(p)
@@ -22,20 +22,14 @@ def register(subparsers):
                       help="configuration (nq numbers, spaces or commas); default: neutral")
     what.add_argument("--result", default=None, metavar="RUN.npz",
                       help="simulation result (.npz or .csv of `artidyn simulate`) to animate")
-    p.add_argument("--deg", action="store_true", help="--q: revolute joint values in degrees")
+    add_deg_argument(p)
+    add_limits_argument(p)
     p.add_argument("--out", default=None, metavar="FILE.html", help="page to write (default: <model>.html)")
-    p.add_argument("--floating-base", action="store_true", help="URDF: add a free root joint")
     p.add_argument("--collisions", action="store_true", help="show the collision shapes when the page opens")
     p.add_argument("--frames", action="store_true", help="show the link frames when the page opens")
     p.add_argument("--com", action="store_true", help="show the centres of mass when the page opens")
     p.add_argument("--no-autoplay", action="store_true", help="do not start playing a trajectory")
     p.set_defaults(func=cmd_view)
-
-
-def load_model(name, floating_base=False):
-    """The model named on the command line; ``floating_base`` adds a free root joint."""
-    from ..io import load
-    return load(name, **({"floating_base": True} if floating_base else {}))
 
 
 def read_result(path):
@@ -57,10 +51,10 @@ def default_out(model):
 
 
 def cmd_view(args):
-    from ..cli import parse_q
+    from ..cli import model_from, parse_q
     from ..errors import ShapeError
     from . import view
-    model = load_model(args.model, args.floating_base)
+    model = model_from(args)         # MODEL, --floating-base / --fixed-base as on every command
     if args.result is not None:
         data = read_result(args.result)
         if data.q.shape[-1] != model.nq:
@@ -68,7 +62,7 @@ def cmd_view(args):
                              f"'{model.name}' needs nq = {model.nq}" + ("" if args.floating_base else
                                                                        " (--floating-base?)"))
     else:
-        data = parse_q(model, args.q, args.deg)
+        data = parse_q(model, args.q, args.deg, check=not args.ignore_limits)
     out = args.out or default_out(model)
     page = view(model, data, out, collisions=True if args.collisions else None, frames=args.frames, com=args.com,
                 autoplay=not args.no_autoplay)
