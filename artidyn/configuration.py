@@ -3,6 +3,10 @@
 ``q`` lives on a manifold (quaternions for spherical and free joints): move on it only with
 :func:`integrate` and :func:`difference`. Every function accepts one state or a batch.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .checks import MAX_STATE, as_model, check_object_array
@@ -14,8 +18,16 @@ from .spatial.motion import cross_motion, homogeneous
 from .spatial.rotations import (QUAT_TOL, exp3, exp6, log3, log6, matrix_to_quat, quat_conjugate,
                                 quat_multiply, quat_to_matrix, quat_to_rotvec)
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-def as_batch(model, x, name, size_attr, allow_object=True):
+    from numpy.typing import ArrayLike
+
+    from ._typing import Array
+
+
+def as_batch(model: Model, x: ArrayLike, name: str, size_attr: str | int,
+             allow_object: bool = True) -> tuple[Array, bool]:
     """Check one state (n,) or a batch (N, n); return (2-D array, was_single).
 
     Raises ShapeError naming the argument and the expected size, InputError on NaN / inf, on
@@ -61,7 +73,7 @@ def as_batch(model, x, name, size_attr, allow_object=True):
     return (arr[None, :] if single else arr), single
 
 
-def as_q(model, q, name="q", tol=QUAT_TOL):
+def as_q(model: Model, q: ArrayLike, name: str = "q", tol: float = QUAT_TOL) -> tuple[Array, bool]:
     """as_batch for configurations, plus quaternion checks (normalise within ``tol``, else refuse)."""
     Q, single = as_batch(model, q, name, "nq")
     if Q.dtype == object or not model.quaternion_slices:
@@ -88,7 +100,7 @@ def _joint_at_q(model, k):
     return 0
 
 
-def batch_size(model, **sizes):
+def batch_size(model: Model, **sizes: int) -> int:
     """The common batch size N of arguments with ``sizes[name]`` states each (1 broadcasts)."""
     N = max(sizes.values())
     if any(n not in (1, N) for n in sizes.values()):
@@ -97,11 +109,11 @@ def batch_size(model, **sizes):
     return N
 
 
-def unbatch(x, single):
+def unbatch(x: Array, single: bool) -> Array:
     return x[0] if single else x
 
 
-def neutral(model):
+def neutral(model: Model) -> Array:
     """The reference configuration: zeros, unit quaternions (0, 0, 0, 1)."""
     q = np.zeros(model.nq)
     for s in model.quaternion_slices:
@@ -109,7 +121,7 @@ def neutral(model):
     return q
 
 
-def integrate(model, q, v):
+def integrate(model: Model, q: ArrayLike, v: ArrayLike) -> Array:
     """q (+) v: the configuration reached from ``q`` by following the velocity ``v`` for unit time.
 
     Spherical joints: R' = R exp(omega); free joint: T' = T exp6([omega; v]) (body frame), as in
@@ -141,7 +153,7 @@ def integrate(model, q, v):
     return unbatch(out, single and single_v)
 
 
-def difference(model, q0, q1):
+def difference(model: Model, q0: ArrayLike, q1: ArrayLike) -> Array:
     """The velocity v with integrate(q0, v) == q1 (on the manifold, shortest rotation)."""
     Q0, s0 = as_q(model, q0, "q0")
     Q1, s1 = as_q(model, q1, "q1")
@@ -176,7 +188,8 @@ def _quat_normal(q):
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
-def random_configuration(model, rng=None, size=None, position_bound=1.0):
+def random_configuration(model: Model, rng: int | np.random.Generator | None = None, size: int | None = None,
+                         position_bound: float = 1.0) -> Array:
     """A random configuration inside the joint limits.
 
     Unlimited revolute joints: uniform in [-pi, pi]; unlimited prismatic: [-1, 1] m (a joint
@@ -209,14 +222,15 @@ def random_configuration(model, rng=None, size=None, position_bound=1.0):
     return q[0] if size is None else q
 
 
-def random_velocity(model, rng=None, size=None, scale=1.0):
+def random_velocity(model: Model, rng: int | np.random.Generator | None = None, size: int | None = None,
+                    scale: float = 1.0) -> Array:
     """A random velocity (standard normal times ``scale``)."""
     rng = np.random.default_rng(rng)
     shape = (model.nv,) if size is None else (int(size), model.nv)
     return scale * rng.normal(size=shape)
 
 
-def within_limits(model, q, tol=0.0):
+def within_limits(model: Model, q: ArrayLike, tol: float = 0.0) -> bool | Array:
     """True where every flat joint variable of ``q`` is inside its limits."""
     Q, single = as_q(model, q)
     ok = np.all((Q >= model.lower - tol) & (Q <= model.upper + tol), axis=1)
@@ -227,7 +241,7 @@ def within_limits(model, q, tol=0.0):
 _DEXPINV = ((1, 1.0 / 2), (2, 1.0 / 12), (4, -1.0 / 720), (6, 1.0 / 30240), (8, -1.0 / 1209600))
 
 
-def lie_slices(model):
+def lie_slices(model: Model) -> list[tuple[slice, Callable[[Array, Array], Array]]]:
     """[(slice of v, bracket)] for the joints whose chart is not flat (spherical, free)."""
     key = "sim.lie_slices"
     if key not in model._cache:
@@ -242,7 +256,7 @@ def lie_slices(model):
     return model._cache[key]
 
 
-def dexp_inv(model, xi, v):
+def dexp_inv(model: Model, xi: ArrayLike, v: ArrayLike) -> Array:
     """Chart velocity d xi / dt of a body velocity ``v`` at the chart point ``xi`` (both (N, nv),
     or (nv,)): in the chart ``q(xi) = integrate(q_k, xi)``, ``d xi/dt = v + 1/2 ad_xi v + 1/12
     ad_xi^2 v - ...`` (right-trivialised, Bernoulli numbers; Munthe-Kaas' RKMK methods), the
@@ -260,7 +274,8 @@ def dexp_inv(model, xi, v):
     return out[0] if single else out
 
 
-def rkmk4(model, accel, t, q, v, h):
+def rkmk4(model: Model, accel: Callable[[float, Array, Array], Array], t: float, q: Array, v: Array,
+          h: float) -> tuple[Array, Array]:
     """One classical Runge-Kutta step of ``qdot = v`` (on the manifold), ``vdot = accel(t, q, v)``
     for one state, in the chart at ``q`` (RKMK4: the chart velocity ``dexp_inv(xi, v)`` at each
     stage): fourth order also for rotating bodies. Returns ``(q_next, v_next)``."""
@@ -287,7 +302,7 @@ def _ad_matrix(t, xi):
     return out
 
 
-def dintegrate(model, q, v):
+def dintegrate(model: Model, q: ArrayLike, v: ArrayLike) -> tuple[Array, Array]:
     """The Jacobians of ``q (+) v`` in the tangent spaces: ``(J_q, J_v)`` (nv x nv each), with
     ``integrate(q (+) dq, v) = integrate(q, v) (+) (J_q dq)`` and ``integrate(q, v + dv) =
     integrate(q, v) (+) (J_v dv)`` to first order. Vector joints: identities; spherical and free

@@ -10,12 +10,20 @@ the model layer knows no constraint class); :func:`from_model` makes the objects
     asm = assemble(model, q0, loop)
     res = constrained_dynamics(model, asm.q, asm.v, tau, loop)
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import neutral
 from ..errors import ModelError
 from ..kinematics import frame_placement
 from .models import Coupling, Distance, Hinge, Point, Weld
+
+if TYPE_CHECKING:
+    from .._typing import Model
+    from .models import Constraint
 
 
 def _target(spec):
@@ -59,7 +67,7 @@ def from_spec(model, spec, k=None):
     return c
 
 
-def from_model(model):
+def from_model(model: Model) -> list[Constraint]:
     """The constraint objects of the loop closures declared by ``model``'s file, in file order.
 
     ``model.constraint_specs`` (``[[constraints]]`` of a DH table file, URDF ``<mimic>``) becomes

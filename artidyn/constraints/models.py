@@ -16,12 +16,23 @@ into that wrench).
 A closed chain is a spanning tree plus such cut constraints (Khalil & Dombre, "Modeling,
 Identification and Control of Robots", ch. 7: a tree and the cut joints that close its loops).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import integrate
 from ..errors import InputError, ModelError
 from ..joints import PRISMATIC, REVOLUTE
 from ..kinematics import frame_placement, frame_velocity, jacobian, jacobian_bias
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, FrameLike
 
 
 def _unit(x, what):
@@ -33,18 +44,10 @@ def _unit(x, what):
 
 
 def _log3(R):
-    """Rotation vector of a rotation matrix (angle in [0, pi])."""
-    c = np.clip(0.5 * (np.trace(R) - 1.0), -1.0, 1.0)
-    th = np.arccos(c)
-    w = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
-    if th < 1e-8:
-        return w
-    if np.pi - th < 1e-6:  # near pi: from the symmetric part
-        B = 0.5 * (R + np.eye(3))
-        k = int(np.argmax(np.diag(B)))
-        axis = B[:, k] / np.sqrt(max(B[k, k], 1e-300))
-        return th * axis * (1.0 if axis @ w >= 0 else -1.0)
-    return th / np.sin(th) * w
+    """Rotation vector of a rotation matrix (angle in [0, pi]); float only, through the unit
+    quaternion (scipy's ``Rotation``: accurate up to and at pi)."""
+    from scipy.spatial.transform import Rotation
+    return Rotation.from_matrix(R).as_rotvec()
 
 
 class Constraint:
@@ -79,7 +82,8 @@ class Constraint:
 class _Frames(Constraint):
     """Between two frames (frame_b None: the world, at ``target``)."""
 
-    def __init__(self, frame_a, frame_b=None, target=None, at=None):
+    def __init__(self, frame_a: FrameLike, frame_b: FrameLike | None = None, target: ArrayLike | None = None,
+                 at: ArrayLike | None = None) -> None:
         self.frame_a, self.frame_b = frame_a, frame_b
         self.target, self.at = target, at
         self.name = f"{frame_a} - {frame_b if frame_b is not None else 'world'}"
@@ -180,7 +184,8 @@ class Distance(_Frames):
 
     rows = 1
 
-    def __init__(self, frame_a, frame_b=None, length=None, target=None, at=None):
+    def __init__(self, frame_a: FrameLike, frame_b: FrameLike | None = None, length: float | None = None,
+                 target: ArrayLike | None = None, at: ArrayLike | None = None) -> None:
         super().__init__(frame_a, frame_b, target, at)
         if length is not None and not (np.isfinite(length) and length > 0):
             raise InputError(f"Distance {self.name}: length must be a positive number, got {length!r}")
@@ -239,7 +244,8 @@ class Hinge(_Frames):
 
     rows = 5
 
-    def __init__(self, frame_a, frame_b=None, axis=(0.0, 0.0, 1.0), target=None, at=None):
+    def __init__(self, frame_a: FrameLike, frame_b: FrameLike | None = None, axis: ArrayLike = (0.0, 0.0, 1.0),
+                 target: ArrayLike | None = None, at: ArrayLike | None = None) -> None:
         super().__init__(frame_a, frame_b, target, at)
         self.axis = _unit(axis, f"Hinge {self.name}: axis")
         a = self.axis
@@ -285,7 +291,7 @@ class Coupling(Constraint):
 
     rows = 1
 
-    def __init__(self, joint_a, joint_b, ratio=1.0, offset=0.0):
+    def __init__(self, joint_a: str | int, joint_b: str | int, ratio: float = 1.0, offset: float = 0.0) -> None:
         self.joint_a, self.joint_b = joint_a, joint_b
         self.ratio, self.offset = float(ratio), float(offset)
         self.name = f"{joint_a} = {ratio:g} {joint_b} + {offset:g}"
@@ -327,7 +333,8 @@ class Holonomic(Constraint):
     ``Jdot v`` by central differences of ``J v`` along ``q (+) s v`` (about 1e-8 relative).
     """
 
-    def __init__(self, phi, jacobian=None, rows=None, name="holonomic"):
+    def __init__(self, phi: Callable[[Array], ArrayLike], jacobian: Callable[[Array], ArrayLike] | None = None,
+                 rows: int | None = None, name: str = "holonomic") -> None:
         if not callable(phi):
             raise InputError("Holonomic: phi must be a function of q")
         self._phi, self._jac, self.name = phi, jacobian, name

@@ -27,6 +27,10 @@ marks it) so that drift can be measured and corrected; the other rows have no po
 
 The multipliers are the reaction forces of the plane (world axes) in the rows' directions.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import integrate
@@ -34,6 +38,14 @@ from ..errors import InputError
 from ..kinematics import frame_placement, frame_velocity, jacobian, jacobian_bias
 from ..spatial.motion import skew
 from .models import Constraint, _unit
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, FrameLike
 
 
 def _plane_basis(n):
@@ -117,7 +129,8 @@ class Nonholonomic(PfaffianConstraint):
     central differences (about 1e-9 relative).
     """
 
-    def __init__(self, A, b=None, bias=None, name="nonholonomic"):
+    def __init__(self, A: Callable[[Array, float], ArrayLike], b: Callable[[Array, float], ArrayLike] | None = None,
+                 bias: Callable[[Array, Array, float], ArrayLike] | None = None, name: str = "nonholonomic") -> None:
         if not callable(A) or (b is not None and not callable(b)) or (bias is not None and not callable(bias)):
             raise InputError("Nonholonomic: A, b and bias must be functions (A(q, t), b(q, t), bias(q, v, t))")
         self._A, self._b, self._bias, self.name = A, b, bias, name
@@ -167,8 +180,9 @@ class _OnPlane(PfaffianConstraint):
     """A body touching the plane ``n . x = offset`` (world), which may turn at ``plane_omega``
     (rad/s, parallel to n) about ``plane_point`` and slide at ``plane_velocity`` (in the plane)."""
 
-    def __init__(self, frame, normal=(0.0, 0.0, 1.0), offset=0.0, plane_omega=0.0, plane_point=(0.0, 0.0, 0.0),
-                 plane_velocity=(0.0, 0.0, 0.0)):
+    def __init__(self, frame: FrameLike, normal: ArrayLike = (0.0, 0.0, 1.0), offset: float = 0.0,
+                 plane_omega: ArrayLike = 0.0, plane_point: ArrayLike = (0.0, 0.0, 0.0),
+                 plane_velocity: ArrayLike = (0.0, 0.0, 0.0)) -> None:
         self.frame = frame
         self.n = _unit(normal, f"{type(self).__name__} '{frame}': normal")
         self.d = float(offset)
@@ -204,7 +218,7 @@ class _Rolling(_OnPlane):
     (3 rows: two tangential, then the normal one, which is holonomic; ``normal_row=False`` keeps the
     two tangential rows, for a wheel whose height a planar base already fixes)."""
 
-    def __init__(self, frame, normal_row=True, **plane):
+    def __init__(self, frame: FrameLike, normal_row: bool = True, **plane: Any) -> None:
         super().__init__(frame, **plane)
         self.normal_row = bool(normal_row)
         self.rows = 3 if self.normal_row else 2
@@ -262,7 +276,8 @@ class RollingDisk(_Rolling):
     along the two tangents, then along the normal. Undefined when the disk lies flat.
     """
 
-    def __init__(self, frame, radius, axis=(0.0, 1.0, 0.0), normal_row=True, **plane):
+    def __init__(self, frame: FrameLike, radius: float, axis: ArrayLike = (0.0, 1.0, 0.0), normal_row: bool = True,
+                 **plane: Any) -> None:
         super().__init__(frame, normal_row, **plane)
         if not (np.isfinite(radius) and radius > 0):
             raise InputError(f"RollingDisk '{frame}': radius must be a positive number, got {radius!r}")
@@ -293,7 +308,7 @@ class RollingSphere(_Rolling):
     """A sphere of ``radius`` (centre at ``frame``'s origin) rolling without slipping on a plane;
     the contact is ``p - radius n``. Rows as :class:`RollingDisk`."""
 
-    def __init__(self, frame, radius, normal_row=True, **plane):
+    def __init__(self, frame: FrameLike, radius: float, normal_row: bool = True, **plane: Any) -> None:
         super().__init__(frame, normal_row, **plane)
         if not (np.isfinite(radius) and radius > 0):
             raise InputError(f"RollingSphere '{frame}': radius must be a positive number, got {radius!r}")
@@ -314,7 +329,7 @@ class NoPivot(_OnPlane):
 
     rows = 1
 
-    def __init__(self, frame, **plane):
+    def __init__(self, frame: FrameLike, **plane: Any) -> None:
         super().__init__(frame, **plane)
         self.name = f"{frame} without pivoting"
 
@@ -338,7 +353,7 @@ class KnifeEdge(PfaffianConstraint):
 
     rows = 1
 
-    def __init__(self, frame, lateral=(0.0, 1.0, 0.0), point=None):
+    def __init__(self, frame: FrameLike, lateral: ArrayLike = (0.0, 1.0, 0.0), point: ArrayLike | None = None) -> None:
         self.frame = frame
         self.lateral = _unit(lateral, f"KnifeEdge '{frame}': lateral")
         self.point = None if point is None else np.asarray(point, dtype=float)
@@ -412,7 +427,9 @@ class FramePath(_Path):
     """The origin of ``frame`` follows the world point ``target(t)`` (3 rows): an end-effector
     path, as a servo relation or a driving constraint."""
 
-    def __init__(self, frame, target, velocity=None, acceleration=None):
+    def __init__(self, frame: FrameLike, target: Callable[[float], ArrayLike],
+                 velocity: Callable[[float], ArrayLike] | None = None,
+                 acceleration: Callable[[float], ArrayLike] | None = None) -> None:
         self.frame, self.name = frame, f"{frame} on its path"
         self._init_path(target, velocity, acceleration, 3)
 
@@ -435,7 +452,9 @@ class FramePath(_Path):
 class JointPath(_Path):
     """A 1-dof joint follows ``target(t)`` (1 row): a driven joint, a motor's angle law."""
 
-    def __init__(self, joint, target, velocity=None, acceleration=None):
+    def __init__(self, joint: str | int, target: Callable[[float], ArrayLike],
+                 velocity: Callable[[float], ArrayLike] | None = None,
+                 acceleration: Callable[[float], ArrayLike] | None = None) -> None:
         self.joint, self.name = joint, f"{joint} on its path"
         self._init_path(target, velocity, acceleration, 1)
 

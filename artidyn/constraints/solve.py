@@ -34,7 +34,9 @@ singular value) are reported in ``status``; the motion is still unique and retur
 least-norm multipliers (pseudo-inverse of the Delassus matrix ``J M^-1 J^T``). Constraints that
 contradict each other at the acceleration level leave a nonzero ``residual``.
 """
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -43,6 +45,16 @@ from ..dynamics import crba, rnea
 from ..errors import InputError, ShapeError
 from ..kernels.dispatch import _ON
 from . import compiled as _compiled
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
+    from .models import Constraint
+
+    Constraints = Constraint | Iterable[Constraint]
 
 METHODS = ("auto", "sparse", "kkt", "schur", "nullspace")
 
@@ -68,7 +80,7 @@ class ConstrainedResult(NamedTuple):
     status: str
 
 
-def _check(model, constraints):
+def _check(model, constraints) -> list[Any]:
     constraints = [constraints] if hasattr(constraints, "rows") else list(constraints)
     for c in constraints:
         if not hasattr(c, "jacobian"):
@@ -90,7 +102,7 @@ class Rows(NamedTuple):
     holonomic: np.ndarray
 
 
-def constraint_rows(model, q, v, constraints, t=0.0):
+def constraint_rows(model: Model, q: ArrayLike, v: ArrayLike, constraints: Constraints, t: float = 0.0) -> Rows:
     """The :class:`Rows` of all constraints at ``(q, v)`` and time ``t`` (one state)."""
     constraints = _check(model, constraints)
     if not constraints:
@@ -110,7 +122,8 @@ def constraint_rows(model, q, v, constraints, t=0.0):
     return Rows(*(np.concatenate(x) for x in (phi, J, b, bias, holo)))
 
 
-def constraint_terms(model, q, v, constraints, t=0.0):
+def constraint_terms(model: Model, q: ArrayLike, v: ArrayLike, constraints: Constraints,
+                     t: float = 0.0) -> tuple[Array, Array, Array]:
     """``(phi (m,), J (m, nv), Jdot v (m,))`` of all constraints stacked, for one state
     (:func:`constraint_rows` gives also the velocity offsets of nonholonomic constraints)."""
     r = constraint_rows(model, q, v, constraints, t)
@@ -141,8 +154,10 @@ def _split(model, q, constraints, lam):
     return forces
 
 
-def constrained_dynamics(model, q, v, tau, constraints, method="auto", f_ext=None, baumgarte=None,
-                         rank_tol=1e-10, friction=True, t=0.0):
+def constrained_dynamics(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, constraints: Constraints,
+                         method: str = "auto", f_ext: ArrayLike | None = None,
+                         baumgarte: tuple[float, float] | None = None, rank_tol: float = 1e-10, friction: bool = True,
+                         t: float = 0.0) -> ConstrainedResult:
     """Forward dynamics under bilateral constraints: accelerations and constraint forces.
 
     Parameters
@@ -440,8 +455,10 @@ def _nullspace(M, J, rhs, gamma, rank_tol):
     return a, lam
 
 
-def constrained_inverse_dynamics(model, q, v, a, constraints, actuated=None, rank_tol=1e-10, f_ext=None,
-                                 friction=True, t=0.0):
+def constrained_inverse_dynamics(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, constraints: Constraints,
+                                 actuated: ArrayLike | None = None, rank_tol: float = 1e-10,
+                                 f_ext: ArrayLike | None = None, friction: bool = True,
+                                 t: float = 0.0) -> ConstrainedResult:
     """Torques and constraint forces that produce the accelerations ``a``.
 
     Solves ``M a + h = B tau_a + J^T lambda`` for the actuated torques ``tau_a`` (``actuated``: a
@@ -496,7 +513,8 @@ class Assembly(NamedTuple):
     status: str
 
 
-def assemble(model, q, constraints, v=None, tol=1e-12, max_iter=50, t=0.0):
+def assemble(model: Model, q: ArrayLike, constraints: Constraints, v: ArrayLike | None = None, tol: float = 1e-12,
+             max_iter: int = 50, t: float = 0.0) -> Assembly:
     """A configuration on the constraint manifold near ``q`` and velocities that satisfy it.
 
     Gauss-Newton on the manifold, ``q <- q (+) (-J^+ phi)`` (least-norm steps: the closest

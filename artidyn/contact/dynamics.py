@@ -22,8 +22,10 @@ but not the only one possible), never resolved silently.
 contact frame; the term from the rotation of the normal is left out (exact against a flat
 surface of the world; for two curved moving bodies it is the usual first-order model).
 """
+from __future__ import annotations
+
 from itertools import combinations
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -32,6 +34,14 @@ from ..kinematics import body_placements, jacobian_bias
 from .jacobian import closed_contacts, select_contacts
 from .settings import ContactSettings
 from .solvers import lemke, project_cone, solve_contacts
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Model
+    from ..geometry.broadphase import Contacts
 
 
 class ContactDynamicsResult(NamedTuple):
@@ -125,8 +135,11 @@ def limit_jacobian(model, limits):
     return L
 
 
-def contact_dynamics(model, q, v, tau, settings=None, f_ext=None, friction=True, vel_tol=1e-9, keep=None,
-                     slides=None, limits=None):
+def contact_dynamics(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, settings: ContactSettings | None = None,
+                     f_ext: ArrayLike | None = None, friction: bool = True, vel_tol: float = 1e-9,
+                     keep: Callable[[Contacts], ArrayLike] | None = None,
+                     slides: Callable[[Contacts], tuple[ArrayLike, ArrayLike]] | None = None,
+                     limits: list[tuple[int, float]] | None = None) -> ContactDynamicsResult:
     """Forward dynamics with the model's contacts at (q, v, tau): a :class:`ContactDynamicsResult`.
 
     Active contacts: gap <= ``settings.margin`` and normal velocity <= ``vel_tol`` (closed, not

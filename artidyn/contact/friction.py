@@ -18,15 +18,24 @@ no tangential force. Both solvers below return (lam, u, residuals, iterations, s
   (the fixed point of Acary, Cadoux, Lemaréchal & Malick, ZAMM 91, 2011). G + (mu_prox + tau rho) I
   is positive definite even when G is singular (redundant contacts, e.g. a box on 4 corners).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import InputError, ShapeError
 from .lcp import as_finite, as_square_system
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array
+
 
 # --- cones ------------------------------------------------------------------------------------
 
-def as_mu(mu, k):
+def as_mu(mu, k) -> Array:
     """Friction coefficients as a (k,) array: a scalar or one finite value >= 0 per contact."""
     m = as_finite("mu", mu)
     if m.ndim == 0:
@@ -39,7 +48,7 @@ def as_mu(mu, k):
     return m
 
 
-def project_cone(lam, mu):
+def project_cone(lam: ArrayLike, mu: ArrayLike) -> Array:
     """Euclidean projection onto the Coulomb cone K_mu = {|lam_t| <= mu lam_n}.
 
     lam : (3,), (k, 3) or (3k,) forces, normal first; mu : scalar or (k,). Exact closed form of
@@ -92,7 +101,7 @@ def de_saxce(U, mu):
 
 # --- residuals --------------------------------------------------------------------------------
 
-def contact_residuals(G, b, mu, lam):
+def contact_residuals(G: ArrayLike, b: ArrayLike, mu: ArrayLike, lam: ArrayLike) -> dict[str, float]:
     """Error measures of a candidate lam (3k,) of the frictional contact problem (G, b, mu).
 
     With u = G lam + b and u^ = u + (mu |u_t|, 0, 0), per contact, maximised over contacts:

@@ -35,7 +35,9 @@ returned are then the closest the solver got, ``residual`` the rows it misses.
 The complementarity with the motion (a separating contact carries no force) is not imposed: the
 contacts given are taken as closed.
 """
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -47,6 +49,11 @@ from ..kinematics import body_placements
 from .jacobian import closed_contacts, contact_frames, contact_jacobian
 from .settings import ContactSettings
 from .solvers import project_cone
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Model
 
 MAX_ITER = 20000
 
@@ -201,8 +208,10 @@ def cone_violation(forces, mu, cone="soc"):
     return float(max(0.0, np.max(-F[:, 0]), np.max(t - mu * F[:, 0])))
 
 
-def contact_inverse_dynamics(model, q, v, a, settings=None, contacts=None, actuated=None, f_ext=None,
-                             friction=True, weight=1e-6):
+def contact_inverse_dynamics(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike,
+                             settings: ContactSettings | None = None, contacts: Contacts | None = None,
+                             actuated: ArrayLike | None = None, f_ext: ArrayLike | None = None, friction: bool = True,
+                             weight: float = 1e-6) -> ContactInverseResult:
     """Least-effort torques and contact forces realising the motion (q, v, a).
 
     ``settings`` (:class:`ContactSettings`): ``friction`` (mu), ``margin`` (which contacts are

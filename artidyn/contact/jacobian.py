@@ -12,10 +12,20 @@ separates; a point contact constrains the linear velocity only (the angular rows
 The impulses / forces ``lambda_i = (lambda_n, lambda_t1, lambda_t2)`` act on a at p_a (and the
 opposite on b at p_b): ``M dv = J^T lambda``.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..geometry import contact_candidates
 from ..kinematics import body_placements, jacobian
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
+    from ..geometry.broadphase import Contacts
 
 
 AXIS_TIE = 1e-12      # components of n within this of the smallest count as equal (the first is taken)
@@ -39,7 +49,7 @@ def tangents(n):
     return t1, np.cross(n, t1)
 
 
-def contact_frames(normals):
+def contact_frames(normals: ArrayLike) -> Array:
     """(k, 3, 3): the columns n, t1, t2 of each contact frame (as :func:`tangents`, vectorised)."""
     n = np.asarray(normals, dtype=float).reshape(-1, 3)
     e = np.zeros_like(n)
@@ -66,7 +76,8 @@ def _point_jacobians(model, q, T, bodies, points):
     return out
 
 
-def contact_jacobian(model, q, contacts, frames=None, T=None):
+def contact_jacobian(model: Model, q: ArrayLike, contacts: Contacts, frames: Array | None = None,
+                     T: Array | None = None) -> Array:
     """The contact Jacobian (3k, nv), rows (n, t1, t2) per contact, of the contacts (a
     :class:`artidyn.geometry.Contacts`) at configuration q; ``frames`` (k, 3, 3) as
     :func:`contact_frames` gives them, computed when not given."""

@@ -12,11 +12,18 @@ Frictionless contact is this problem with M = G = J M^-1 J^T (the Delassus matri
 
 The input checks at the top of this module serve the whole ``artidyn.contact`` package.
 """
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ..errors import InputError, ShapeError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array
 
 STATUSES = ("converged", "max_iterations", "no_solution")
 
@@ -37,7 +44,7 @@ class LCPSolution(NamedTuple):
 
 # --- input checks (used by every solver of the package) ---------------------------------------
 
-def as_finite(name, x, ndim=None):
+def as_finite(name, x, ndim=None) -> Array:
     """``x`` as a float64 array; ShapeError on a wrong ndim, InputError on NaN / inf."""
     try:
         a = np.asarray(x, dtype=float)
@@ -52,7 +59,7 @@ def as_finite(name, x, ndim=None):
     return a
 
 
-def as_square_system(M, q, names=("M", "q")):
+def as_square_system(M, q, names=("M", "q")) -> tuple[Array, Array]:
     """Check a matrix (n, n) and a vector (n,) for an LCP / contact problem."""
     M = as_finite(names[0], M, ndim=2)
     q = as_finite(names[1], q, ndim=1)
@@ -77,7 +84,7 @@ def check_count(max_iter, name="max_iter"):
     return int(max_iter)
 
 
-def check_start(name, x0, n):
+def check_start(name, x0, n) -> Array | None:
     """A warm start of n finite entries, or None."""
     if x0 is None:
         return None
@@ -89,7 +96,7 @@ def check_start(name, x0, n):
 
 # --- residuals --------------------------------------------------------------------------------
 
-def lcp_residual(M, q, z):
+def lcp_residual(M: ArrayLike, q: ArrayLike, z: ArrayLike) -> dict[str, float]:
     """Error measures of a candidate z of LCP(M, q), each zero at a solution.
 
     Returns a dict of floats (max over the entries): "complementarity" max |z_i w_i|, "cone"
@@ -120,7 +127,7 @@ def lcp_converged(res, tol):
 
 # --- Lemke ------------------------------------------------------------------------------------
 
-def lemke(M, q, max_iter=None, cover=None):
+def lemke(M: ArrayLike, q: ArrayLike, max_iter: int | None = None, cover: ArrayLike | None = None) -> LCPSolution:
     """Solve LCP(M, q) by Lemke's complementary pivoting (Cottle, Pang & Stone, sec. 4.4).
 
     The tableau holds ``w - M z - d z0 = q`` over the columns (w, z, z0, rhs). z0 enters at the
@@ -224,7 +231,8 @@ def _polish(M, q, z):
 
 # --- projected Gauss-Seidel -------------------------------------------------------------------
 
-def pgs_lcp(M, q, tol=1e-10, max_iter=10000, omega=1.0, z0=None):
+def pgs_lcp(M: ArrayLike, q: ArrayLike, tol: float = 1e-10, max_iter: int = 10000, omega: float = 1.0,
+            z0: ArrayLike | None = None) -> LCPSolution:
     """Solve LCP(M, q) by projected Gauss-Seidel with over-relaxation omega (PSOR).
 
     Sweep i = 1..n: ``z_i <- max(0, z_i - omega (q_i + M_i. z) / M_ii)``

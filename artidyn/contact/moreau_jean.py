@@ -18,7 +18,9 @@ sticks or slips inside the same problem. The one-step problem, in the impulses, 
 ``u = W P + b`` with the Delassus matrix ``W = J M^-1 J^T`` and ``b = J v_free + e u_n,k``
 (normal rows), solved by :func:`artidyn.contact.solve_contacts`.
 """
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -29,6 +31,11 @@ from ..kinematics import body_placements, body_velocities
 from .jacobian import contact_frames, contact_jacobian, select_contacts
 from .settings import ContactSettings
 from .solvers import solve_contacts
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 
 SLIP_TOL = 1e-9     # m/s: |u_t| below which a frictional contact counts as sticking (the events)
@@ -169,7 +176,9 @@ def warm_start(warm, keys, ldof, lside):
     return lam
 
 
-def moreau_jean_step(model, q, v, tau, h, settings=None, f_ext=None, friction=True, warm=None):
+def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
+                     settings: ContactSettings | None = None, f_ext: ArrayLike | None = None, friction: bool = True,
+                     warm: StepResult | None = None) -> StepResult:
     """One Moreau-Jean step from (q, v) with torques tau over the step ``h``: a :class:`StepResult`.
     ``warm``: the previous step's result; its impulses start the solver for the contacts and
     limits found again (matched by :func:`contact_keys`)."""

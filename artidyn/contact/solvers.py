@@ -19,7 +19,9 @@ Its matrix is copositive and Lemke's method processes it (Anitescu & Potra 1997)
 re-exported here: :func:`lemke`, :func:`pgs_lcp`, :func:`lcp_residual` (:mod:`.lcp`),
 :func:`project_cone`, :func:`contact_residuals` (:mod:`.friction`).
 """
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -27,6 +29,11 @@ from ..errors import InputError, ShapeError
 from .friction import admm, as_mu, contact_residuals, nsgs, project_cone, residuals
 from .lcp import (LCPSolution, as_square_system, check_count, check_start, check_tolerance,
                   lcp_converged, lcp_residual, lemke, pgs_lcp, residuals_of)
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array
 
 __all__ = ["ContactSolution", "LCPSolution", "contact_residuals", "lcp_residual", "lemke",
            "pgs_lcp", "project_cone", "solve_contacts"]
@@ -52,7 +59,9 @@ class ContactSolution(NamedTuple):
     status: str
 
 
-def solve_contacts(G, b, mu, method=None, cone="soc", tol=1e-10, max_iter=None, warm_start=None):
+def solve_contacts(G: ArrayLike, b: ArrayLike, mu: ArrayLike, method: str | None = None, cone: str = "soc",
+                   tol: float = 1e-10, max_iter: int | None = None,
+                   warm_start: ArrayLike | None = None) -> ContactSolution:
     """Contact forces for Delassus matrix G, free term b and friction coefficients mu.
 
     Parameters
@@ -103,7 +112,7 @@ def solve_contacts(G, b, mu, method=None, cone="soc", tol=1e-10, max_iter=None, 
     return ContactSolution(*solver(G, b, mu, tol, max_iter, lam0))
 
 
-def _check(G, b, mu, method, cone):
+def _check(G, b, mu, method, cone) -> tuple[Array, Array, Array, str]:
     G, b = as_square_system(G, b, ("G", "b"))
     if b.size % 3:
         raise ShapeError(f"b has {b.size} entries: expected 3 per contact (normal, t1, t2)")

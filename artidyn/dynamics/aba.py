@@ -23,6 +23,10 @@ Pass 3 (1 .. nb): ``a' = A^t a_p + c_i``, ``qdd_i = D^-1 (u - U^T a')``, ``a_i =
 subtracted from it, and so is the model's joint friction (``damping``, ``coulomb``) unless
 ``friction=False`` (see :mod:`.actuation`).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import unbatch
@@ -32,6 +36,11 @@ from ..kernels import dispatch as _kernels
 from . import _common
 from .actuation import _friction_torque
 from .springs import _spring_torque
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 
 def first_pass(model, X_up, V, F_ext, dtype):
@@ -97,7 +106,8 @@ def _aba(model, Q, V, Tau, F_ext=None, friction=True):
     return qdd
 
 
-def aba(model, q, v, tau, f_ext=None, friction=True):
+def aba(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLike | None = None,
+        friction: bool = True) -> Array:
     """Forward dynamics: the joint acceleration produced by the actuator torques ``tau``.
 
     Solves ``M(q) a + h(q, v) + damping v + coulomb sign(v) = tau + sum_i J_i^T f_ext_i`` in

@@ -30,12 +30,21 @@ friction out (armature always counts: it is inertia, not friction). The spring t
 conservative and always counts, with gravity (:mod:`artidyn.dynamics.springs`: its potential
 energy joins the model's).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import as_batch, unbatch
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
-def actuation_matrix(model):
+    from .._typing import Array, Model
+
+
+def actuation_matrix(model: Model) -> Array:
     """B (nv x na): column k is the unit vector of the k-th actuated dof, ``tau = B @ u``.
 
     Parameters
@@ -75,7 +84,7 @@ def _friction_torque(model, V):
     return tau
 
 
-def friction_torque(model, v):
+def friction_torque(model: Model, v: ArrayLike) -> Array:
     """Joint friction torque ``damping * v + coulomb * sign(v)`` (nv,) or (N, nv).
 
     It opposes the motion: the actuators must supply it on top of ``M a + h``.

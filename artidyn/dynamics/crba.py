@@ -19,12 +19,21 @@ For j = nb .. 1::
 
 plus ``diag(armature)`` (rotor inertias, see :mod:`.actuation`). M is symmetric positive definite.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import unbatch
 from ..spatial.motion import force_apply, inertia_transform
 from ..kernels import dispatch as _kernels
 from . import _common
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 
 def _crba(model, Q):
@@ -56,7 +65,7 @@ def _crba(model, Q):
     return M
 
 
-def crba(model, q):
+def crba(model: Model, q: ArrayLike) -> Array:
     """Joint-space mass (inertia) matrix M(q), symmetric, including the rotor armature.
 
     Parameters

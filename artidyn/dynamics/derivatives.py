@@ -49,7 +49,9 @@ ABA derivatives (same paper, section IV): with a = aba(q, v, tau),
 ``da/dq = -M^-1 dtau/dq(q, v, a)``, ``da/dv = -M^-1 dtau/dv(q, v, a)``, ``da/dtau = M^-1``.
 The code is dtype-generic (float64, complex128 for complex-step checks, SymPy object arrays).
 """
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -59,6 +61,11 @@ from ..spatial._num import matvec, result_dtype
 from ..spatial.motion import crf, crm, force_apply, inertia_transform, motion_apply, skew
 from . import _common
 from .aba import _aba
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Model
 
 
 class RneaDerivatives(NamedTuple):
@@ -181,7 +188,8 @@ def _rnea_derivatives(model, Q, V, A, F_ext=None, friction=True):
     return dtau_dq, dtau_dv, M
 
 
-def rnea_derivatives(model, q, v, a, f_ext=None, friction=True):
+def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLike | None = None,
+                     friction: bool = True) -> RneaDerivatives:
     """Partial derivatives of the inverse dynamics ``tau = rnea(q, v, a, f_ext)``.
 
     Carpentier & Mansard's recursive algorithm (RSS 2018; see the module docstring for the
@@ -226,7 +234,8 @@ def _aba_derivatives(model, Q, V, Tau, F_ext=None, friction=True):
     return -Minv @ dtau_dq, -Minv @ dtau_dv, Minv
 
 
-def aba_derivatives(model, q, v, tau, f_ext=None, friction=True):
+def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLike | None = None,
+                    friction: bool = True) -> AbaDerivatives:
     """Partial derivatives of the forward dynamics ``a = aba(q, v, tau, f_ext)``.
 
     Carpentier & Mansard's identity (RSS 2018, section IV): differentiating

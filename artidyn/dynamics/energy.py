@@ -15,6 +15,10 @@ Sums over the moving bodies 1..nb (fixed bodies lumped in, the world row 0 exclu
   the centre of mass (pinocchio's ``hg``, angular first). Rotor (armature) momentum is not
   included: the model does not say which way the rotors spin.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import unbatch
@@ -23,6 +27,11 @@ from ..spatial._num import cross, matvec
 from ..spatial.motion import force_apply
 from . import _common
 from .springs import _spring_energy
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 
 def _kinetic_energy(model, Q, V):
@@ -60,7 +69,7 @@ def _momentum(model, Q, V, about_com=False):
     return h
 
 
-def kinetic_energy(model, q, v):
+def kinetic_energy(model: Model, q: ArrayLike, v: ArrayLike) -> float | Array:
     """Kinetic energy T(q, v) = 1/2 v^T M(q) v (armature included): float or (N,).
 
     Parameters
@@ -72,20 +81,20 @@ def kinetic_energy(model, q, v):
     return unbatch(_kinetic_energy(model, Q, V), single)
 
 
-def potential_energy(model, q):
+def potential_energy(model: Model, q: ArrayLike) -> float | Array:
     """Potential energy V(q) = -sum_i m_i g . r_i (gravity, zero at the world origin) + 1/2 sum_k
     stiffness_k (q_k - rest_k)^2 (joint springs): float or (N,)."""
     Q, _, single = _states(model, q)
     return unbatch(_potential_energy(model, Q), single)
 
 
-def mechanical_energy(model, q, v):
+def mechanical_energy(model: Model, q: ArrayLike, v: ArrayLike) -> float | Array:
     """T + V (gravity and springs): float or (N,). Constant along a motion without friction or actuation."""
     Q, (V,), single = _states(model, q, v=v)
     return unbatch(_kinetic_energy(model, Q, V) + _potential_energy(model, Q), single)
 
 
-def momentum(model, q, v):
+def momentum(model: Model, q: ArrayLike, v: ArrayLike) -> Array:
     """Total spatial momentum [angular about the world origin; linear] in world axes: (6,) or (N, 6).
 
     Its time derivative is the total external wrench (gravity, joint reactions of the world,
@@ -95,7 +104,7 @@ def momentum(model, q, v):
     return unbatch(_momentum(model, Q, V), single)
 
 
-def centroidal_momentum(model, q, v):
+def centroidal_momentum(model: Model, q: ArrayLike, v: ArrayLike) -> Array:
     """Spatial momentum [angular about the centre of mass; linear] in world axes: (6,) or (N, 6).
 
     Same as pinocchio's ``computeCentroidalMomentum`` (``hg``) with the angular part first.

@@ -14,25 +14,34 @@ invalid values) goes to the public function, which computes it or raises its cle
 evaluator uses the model's own work table: like the public functions, not for concurrent
 threads on one model.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import ShapeError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 _ND = np.ndarray
 _F8 = np.dtype(np.float64)
 class Dynamics:
     """rnea, aba, crba, gravity and nonlinear effects of ``model`` at one state per call.
 
+    Methods take ``out=`` (a C-contiguous float64 array of the result's shape) to write into.
+
     Parameters
     ----------
     model : Model
     friction : bool
         include the joint friction (``damping``, ``coulomb``), as the public functions' ``friction``.
-
-    Methods take ``out=`` (a C-contiguous float64 array of the result's shape) to write into.
     """
 
-    def __init__(self, model, friction=True):
+    def __init__(self, model: Model, friction: bool = True) -> None:
         from ..checks import as_model
         from ..kernels import dispatch
         from ..kernels.dispatch import _K
@@ -65,7 +74,7 @@ class Dynamics:
         out[...] = result
         return out
 
-    def rnea(self, q, v, a, out=None):
+    def rnea(self, q: ArrayLike, v: ArrayLike, a: ArrayLike, out: Array | None = None) -> Array:
         """Inverse dynamics, as :func:`artidyn.rnea` (no external wrenches: use the public one)."""
         tau = self._out(out, (self.nv,))
         try:
@@ -76,7 +85,7 @@ class Dynamics:
         from .rnea import rnea
         return self._copy(rnea(self.model, q, v, a, friction=self.friction), out)
 
-    def aba(self, q, v, tau, out=None):
+    def aba(self, q: ArrayLike, v: ArrayLike, tau: ArrayLike, out: Array | None = None) -> Array:
         """Forward dynamics, as :func:`artidyn.aba`."""
         qdd = self._out(out, (self.nv,))
         try:
@@ -87,7 +96,7 @@ class Dynamics:
         from .aba import aba
         return self._copy(aba(self.model, q, v, tau, friction=self.friction), out)
 
-    def crba(self, q, out=None):
+    def crba(self, q: ArrayLike, out: Array | None = None) -> Array:
         """The joint-space mass matrix, as :func:`artidyn.crba`."""
         M = self._out(out, (self.nv, self.nv))
         try:
@@ -98,10 +107,10 @@ class Dynamics:
         from .crba import crba
         return self._copy(crba(self.model, q), out)
 
-    def nonlinear_effects(self, q, v, out=None):
+    def nonlinear_effects(self, q: ArrayLike, v: ArrayLike, out: Array | None = None) -> Array:
         """C(q, v) v + g(q) (and friction when on): rnea with a = 0."""
         return self.rnea(q, v, self._zeros, out=out)
 
-    def gravity(self, q, out=None):
+    def gravity(self, q: ArrayLike, out: Array | None = None) -> Array:
         """g(q): rnea with v = a = 0 (friction plays no part at rest)."""
         return self.rnea(q, self._zeros, self._zeros, out=out)

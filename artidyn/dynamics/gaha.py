@@ -24,6 +24,10 @@ frame of each body: the 6-D partial acceleration ``J_i = d a_i / d qdd = [Omega_
 ``c_i`` is the centre of mass in body i axes. This route never forms composite inertias, so it
 is independent of :mod:`.crba`; the tests hold the two together to 1e-12.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import unbatch
@@ -31,6 +35,11 @@ from ..kinematics.placements import _joint_transforms, _states
 from ..kinematics.velocities import _body_accelerations, _body_velocities
 from ..spatial._num import cross, matvec
 from ..spatial.motion import inertia_parts, motion_apply_inv, skew
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 
 def com_parts(model):
@@ -93,7 +102,7 @@ def _gaha(model, Q):
     return M
 
 
-def gaha(model, q):
+def gaha(model: Model, q: ArrayLike) -> Array:
     """Joint-space mass matrix M(q) by the Gibbs-Appell Hessian algorithm (module docstring).
 
     Parameters
@@ -129,7 +138,7 @@ def _acceleration_energy(model, Q, V, A):
     return S
 
 
-def acceleration_energy(model, q, v, a):
+def acceleration_energy(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike) -> float | Array:
     """The Gibbs-Appell acceleration energy ``S(q, v, a)`` (module docstring), gravity excluded.
 
     Its Hessian in ``a`` is :func:`gaha`'s M; its gradient in ``a`` is the Gibbs-Appell

@@ -35,7 +35,9 @@ Pass 3 (1 .. nb)::
 joints below it are free or prescribed, so the prescribed torques need no fourth pass.
 With every joint prescribed this is the RNEA; with none, the ABA.
 """
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -47,6 +49,13 @@ from . import _common
 from .actuation import _friction_torque
 from .aba import first_pass
 from .springs import _spring_torque
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Model
 
 
 class HybridResult(NamedTuple):
@@ -151,7 +160,9 @@ def _hybrid(model, Q, V, A, Tau, mask, F_ext=None, friction=True):
     return qdd, tau
 
 
-def hybrid_dynamics(model, q, v, a, tau, prescribed, f_ext=None, friction=True):
+def hybrid_dynamics(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike | None, tau: ArrayLike | None,
+                    prescribed: str | Sequence[str] | ArrayLike, f_ext: ArrayLike | None = None,
+                    friction: bool = True) -> HybridResult:
     """Hybrid dynamics: accelerations of the free joints and torques of the prescribed ones.
 
     Solves ``M(q) a + h(q, v) + damping v + coulomb sign(v) = tau + sum_i J_i^T f_ext_i`` for

@@ -32,6 +32,10 @@ derivative of the body-axes Jacobian is ``Jdot_i = Jh_i - v_i (.) J_i`` (the axe
   Christoffel C above; it is the construction used for spherical joints and the floating base,
   where v is a quasi-velocity and Christoffel's formula misses Boltzmann-Hamel terms.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import unbatch
@@ -44,6 +48,11 @@ from ..spatial.motion import crf, crm, cross_motion, motion_apply_inv, skew
 from .gaha import _body_jacobians, _partials, com_parts
 from ..kernels import dispatch as _kernels
 from .springs import _spring_torque
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 
 def _columns_cross(v, J):
@@ -128,7 +137,7 @@ def _gravity(model, Q):
     return G if spring is None else G + spring
 
 
-def gravity(model, q):
+def gravity(model: Model, q: ArrayLike) -> Array:
     """Generalized gravity g(q) = dV/dq (Reuss's V_k), = rnea(q, 0, 0) without friction.
 
     Computed from the potential energy ``V = - sum_i m_i g . r_Gi`` as ``g = - sum_i m_i
@@ -147,7 +156,7 @@ def gravity(model, q):
     return unbatch(_gravity(model, Q), single)
 
 
-def nonlinear_effects(model, q, v):
+def nonlinear_effects(model: Model, q: ArrayLike, v: ArrayLike) -> Array:
     """h(q, v) = C(q, v) v + g(q) = rnea(q, v, 0) without friction, (nv,) or (N, nv)."""
     from .rnea import _rnea
     h = _kernels.nonlinear_effects(model, q, v)  # compiled; None: reference code below
@@ -157,7 +166,7 @@ def nonlinear_effects(model, q, v):
     return unbatch(_rnea(model, Q, V, np.zeros(V.shape, dtype=V.dtype), None, friction=False), single)
 
 
-def mass_matrix_derivative(model, q, v):
+def mass_matrix_derivative(model: Model, q: ArrayLike, v: ArrayLike) -> Array:
     """Time derivative of the mass matrix along the velocity v, analytic (module docstring).
 
     ``Mdot(q, v) = d/dt M(q(t))`` for a motion through ``q`` with velocity ``v`` (on the
@@ -175,7 +184,7 @@ def mass_matrix_derivative(model, q, v):
     return unbatch(_mass_matrix_derivative(model, Q, V), single)
 
 
-def christoffel(model, q):
+def christoffel(model: Model, q: ArrayLike) -> Array:
     """Christoffel symbols of the first kind, ``Gamma[i, j, k] = 1/2 (dM_ij/dq_k + dM_ik/dq_j -
     dM_jk/dq_i)``, symmetric in (j, k).
 
@@ -199,7 +208,7 @@ def christoffel(model, q):
     return unbatch(_christoffel(model, Q), single)
 
 
-def coriolis_matrix(model, q, v, method="recursive"):
+def coriolis_matrix(model: Model, q: ArrayLike, v: ArrayLike, method: str = "recursive") -> Array:
     """Coriolis matrix C(q, v) with ``C v + g = rnea(q, v, 0)`` and ``Mdot - 2C`` skew.
 
     Parameters

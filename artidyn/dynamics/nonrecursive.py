@@ -35,7 +35,9 @@ directions, ``lambda_i`` the reaction components. On body i the wrench acts at O
 with the opposite sign (action-reaction). Rotor inertia (``armature``), joint springs and joint
 friction are joint torques: added to tau as in :func:`~artidyn.dynamics.rnea` (springs also to g).
 """
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -48,6 +50,11 @@ from . import _common
 from .actuation import _friction_torque
 from .gaha import com_parts
 from .springs import _spring_torque
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 
 class NewtonEulerSystem(NamedTuple):
@@ -226,7 +233,9 @@ def _joint_torque_extras(model, Q, V, A, friction):
     return extra + _friction_torque(model, V) if friction else extra
 
 
-def newton_euler_nonrecursive(model, q, v, a, f_ext=None, reactions=False, friction=True):
+def newton_euler_nonrecursive(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLike | None = None,
+                              reactions: bool = False,
+                              friction: bool = True) -> Array | tuple[Array, JointReactions]:
     """Inverse dynamics by Nguyen Quang Hoang's non-recursive Newton-Euler method (module
     docstring).
 
@@ -260,7 +269,7 @@ def newton_euler_nonrecursive(model, q, v, a, f_ext=None, reactions=False, frict
     return unbatch(tau, single), JointReactions(*(unbatch(x, single) for x in reac))
 
 
-def newton_euler_system(model, q, v, f_ext=None):
+def newton_euler_system(model: Model, q: ArrayLike, v: ArrayLike, f_ext: ArrayLike | None = None) -> NewtonEulerSystem:
     """The stacked matrices Mbar, k, Q_a, J, B, H of the non-recursive Newton-Euler method
     (Nguyen Quang Hoang's lecture; :class:`NewtonEulerSystem`).
 
@@ -271,7 +280,7 @@ def newton_euler_system(model, q, v, f_ext=None):
     return NewtonEulerSystem(*(unbatch(x, single) for x in sys))
 
 
-def nonrecursive_terms(model, q, v):
+def nonrecursive_terms(model: Model, q: ArrayLike, v: ArrayLike) -> tuple[Array, Array, Array]:
     """(M, C, g) of Nguyen Quang Hoang's non-recursive Newton-Euler lecture, slide 15:
     ``M = J^T Mbar``, ``C qd = J^T k`` with the lecture's C, ``g``.
 

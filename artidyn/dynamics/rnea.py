@@ -28,6 +28,10 @@ accélération du corps de base opposée à la pesanteur"), so the f_i are the t
 ``f_ext[i]`` is the wrench APPLIED TO body i by the environment, [moment; force] in body i's
 frame about its origin (row 0 ignored); build it with :func:`artidyn.dynamics.external_wrench`.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import unbatch
@@ -37,6 +41,11 @@ from ..kernels import dispatch as _kernels
 from . import _common
 from .actuation import _friction_torque
 from .springs import _spring_torque
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 
 def _joint_wrenches(model, Q, V, A, F_ext=None):
@@ -89,7 +98,8 @@ def _rnea(model, Q, V, A, F_ext=None, friction=True):
     return tau
 
 
-def rnea(model, q, v, a, f_ext=None, friction=True):
+def rnea(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLike | None = None,
+         friction: bool = True) -> Array:
     """Inverse dynamics: the actuator torques that produce the acceleration ``a``.
 
     ``tau = M(q) a + h(q, v) + damping v + coulomb sign(v) - sum_i J_i^T f_ext_i`` with the
@@ -126,7 +136,7 @@ def rnea(model, q, v, a, f_ext=None, friction=True):
     return unbatch(_rnea(model, Q, V, A, F, friction), single)
 
 
-def gravity_torque(model, q):
+def gravity_torque(model: Model, q: ArrayLike) -> Array:
     """g(q) = rnea(q, 0, 0) without friction: the torques that hold the robot still (gravity and
     joint springs)."""
     g = _kernels.gravity_torque(model, q)  # compiled; None: reference code below

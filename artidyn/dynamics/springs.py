@@ -23,10 +23,19 @@ REST). ``friction=False`` leaves it in: it is not friction. The joint wrenches o
 :func:`~artidyn.dynamics.joint_wrenches` do not include it (the spring acts between the two
 bodies inside the joint, like the actuator).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import unbatch
 from ..kinematics import _states
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 
 def spring_dofs(model):
@@ -72,7 +81,7 @@ def _spring_energy(model, Q):
     return 0.5 * np.sum(k * d * d, axis=1)
 
 
-def spring_torque(model, q):
+def spring_torque(model: Model, q: ArrayLike) -> Array:
     """Joint spring torque ``stiffness * (q - rest)``: (nv,) or (N, nv) (zero on other dofs).
 
     The actuators must supply it on top of ``M a + h_gravity`` to hold a deflected spring.
@@ -82,7 +91,7 @@ def spring_torque(model, q):
     return unbatch(np.zeros((Q.shape[0], model.nv)) if tau is None else tau, single)
 
 
-def spring_energy(model, q):
+def spring_energy(model: Model, q: ArrayLike) -> float | Array:
     """Potential energy of the joint springs, ``1/2 sum_k stiffness_k (q_k - rest_k)^2``: float or (N,)."""
     Q, _, single = _states(model, q)
     V = _spring_energy(model, Q)

@@ -12,6 +12,10 @@ several contacts are ``external_wrench(...) + external_wrench(...)``.
 wrench each joint transmits (actuator torque + constraint reaction), of which the joint torque
 is only the projection tau_j = S_j^T F_j.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import as_batch, as_q, unbatch
@@ -21,8 +25,14 @@ from ..spatial.motion import force_apply, translation
 from . import _common
 from .rnea import _joint_wrenches
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
-def external_wrench(model, q, frame, wrench, point=None, expressed="world"):
+    from .._typing import Array, FrameLike, Model
+
+
+def external_wrench(model: Model, q: ArrayLike, frame: FrameLike, wrench: ArrayLike, point: ArrayLike | None = None,
+                    expressed: str = "world") -> Array:
     """The f_ext array of one wrench applied to the body that carries ``frame``.
 
     Parameters
@@ -61,7 +71,7 @@ def external_wrench(model, q, frame, wrench, point=None, expressed="world"):
     return unbatch(out, single_q and single_w)
 
 
-def joint_wrenches(model, q, v, a, f_ext=None):
+def joint_wrenches(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_ext: ArrayLike | None = None) -> Array:
     """The wrench each joint transmits from the parent body to the child body.
 
     Parameters

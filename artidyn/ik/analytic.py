@@ -16,6 +16,10 @@ Each closed-form solution is refined by a few Gauss-Newton steps (the compiled n
 so that it reproduces the target to round-off, then angles are wrapped by 2 pi into the joint
 limits where possible; solutions outside the limits are returned and flagged.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import ModelError
@@ -26,6 +30,14 @@ from ._subproblems import pieper_position, planar_2r, rot, subproblem1, subprobl
 from .chain import support_chain
 from .numeric import _configurations, _neutral, _solutions, distinct
 from .targets import parse_target
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import FrameLike, Model
+    from .results import IKSolutions
 
 GEOM_TOL = 1e-9  # relative (lengths / reach) and angular tolerance of the family tests
 
@@ -64,7 +76,7 @@ def _parallel(z1, z2, tol):
     return np.linalg.norm(np.cross(z1, z2)) < tol
 
 
-def family(model, frame):
+def family(model: Model, frame: FrameLike) -> tuple[str, dict[str, Any]]:
     """Closed-form family of the frame's chain: ("spherical_wrist" | "parallel_axes", data).
 
     Raises ModelError, saying what the geometry lacks, for any other chain.
@@ -165,7 +177,8 @@ def _wrap_into_limits(q, lo, hi, ref):
     return out, inside
 
 
-def ik_analytic(model, target, frame, q0=None, *, tol=1e-10):
+def ik_analytic(model: Model, target: ArrayLike, frame: FrameLike, q0: ArrayLike | None = None, *,
+                tol: float = 1e-10) -> IKSolutions:
     """All closed-form solutions (up to 8) of a 6R arm's frame for one 4x4 pose.
 
     The family (spherical wrist / three parallel axes) is detected from the joint axes; any other

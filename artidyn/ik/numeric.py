@@ -15,6 +15,10 @@ reach (:mod:`.chain`), or the best attempt stopped at a stationary point of the 
 full-rank Jacobian and a non-zero residual. The status of a failed target is that of its best
 attempt (lowest residual), whose q is returned (within the limits).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..checks import as_model, real_array
@@ -26,6 +30,11 @@ from ._batch import chain_fk_many, solve_many
 from .chain import support_chain
 from .results import IKResult, IKSolutions
 from .targets import parse_target
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import FrameLike, Model
 
 # kernel codes -> status (REACH: beyond the reach bound, decided without iterating)
 _STATUS = np.array(["converged", "unreachable", "singular", "joint_limits", "max_iterations", "unreachable"])
@@ -96,8 +105,10 @@ def _run(model, ch, Tt, Q0, Qref, mode, w, tol, max_iterations, n_attempts, seed
     return out_q, out_i, out_e
 
 
-def ik(model, target, frame, q0=None, *, kind=None, weights=None, tol=TOL, max_iterations=100,
-       restarts=30, seed=0, respect_limits=True, q_ref=None, avoid_limits=0.0):
+def ik(model: Model, target: ArrayLike, frame: FrameLike, q0: ArrayLike | None = None, *, kind: str | None = None,
+       weights: ArrayLike | None = None, tol: float = TOL, max_iterations: int = 100, restarts: int = 30,
+       seed: int = 0, respect_limits: bool = True, q_ref: ArrayLike | None = None,
+       avoid_limits: float = 0.0) -> IKResult:
     """Inverse geometric model of one target or a batch of targets (leading axis N).
 
     Parameters
@@ -205,8 +216,10 @@ def distinct(ch, Qc, tol=1e-6):
     return np.array(keep, dtype=np.int64)
 
 
-def ik_all(model, target, frame, q0=None, *, kind=None, weights=None, tol=TOL, starts=100, seed=0,
-           max_iterations=100, respect_limits=True, distinct_tol=1e-6, max_solutions=None):
+def ik_all(model: Model, target: ArrayLike, frame: FrameLike, q0: ArrayLike | None = None, *,
+           kind: str | None = None, weights: ArrayLike | None = None, tol: float = TOL, starts: int = 100,
+           seed: int = 0, max_iterations: int = 100, respect_limits: bool = True, distinct_tol: float = 1e-6,
+           max_solutions: int | None = None) -> IKSolutions:
     """Distinct solutions of one target found by multi-start (``starts`` random postures, solved
     together in the compiled loop), de-duplicated on the manifold (angles mod 2 pi).
 

@@ -8,8 +8,11 @@ revolute axes becoming coincident ... At such a posture the 6 x n Jacobian J (wo
 sigma_max / sigma_min. Angular and linear rows have different units:
 ``length`` scales the angular rows (a characteristic length, 1 m by default).
 """
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +20,11 @@ from ..configuration import as_q, unbatch
 from ..joints import PRISMATIC, REVOLUTE
 from ._batch import chain_fk_jac_many
 from .chain import support_chain
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, FrameLike, Model
 
 ROWS = {"all": slice(0, 6), "orientation": slice(0, 3), "position": slice(3, 6)}
 
@@ -37,7 +45,7 @@ def _chain_state(model, q, frame):
     return ch, Q, single, T, J
 
 
-def singular_values(model, q, frame, part="all", length=1.0):
+def singular_values(model: Model, q: ArrayLike, frame: FrameLike, part: str = "all", length: float = 1.0) -> Array:
     """Singular values (descending) of the frame's Jacobian rows ``part``; (k,) or (N, k)."""
     ch, Q, single, T, J = _chain_state(model, q, frame)
     J = J[:, _rows(part)].copy()
@@ -46,20 +54,23 @@ def singular_values(model, q, frame, part="all", length=1.0):
     return unbatch(np.linalg.svd(J, compute_uv=False), single)
 
 
-def manipulability(model, q, frame, part="all", length=1.0):
+def manipulability(model: Model, q: ArrayLike, frame: FrameLike, part: str = "all",
+                   length: float = 1.0) -> float | Array:
     """Yoshikawa's manipulability w = prod of the singular values (sqrt(det(J J^T)) if m <= n)."""
     s = singular_values(model, q, frame, part, length)
     return np.prod(s, axis=-1)
 
 
-def condition_number(model, q, frame, part="all", length=1.0):
+def condition_number(model: Model, q: ArrayLike, frame: FrameLike, part: str = "all",
+                     length: float = 1.0) -> float | Array:
     """sigma_max / sigma_min of the Jacobian rows ``part`` (inf at a singular posture)."""
     s = singular_values(model, q, frame, part, length)
     with np.errstate(divide="ignore"):
         return np.where(s[..., -1] > 0, s[..., 0] / np.where(s[..., -1] > 0, s[..., -1], 1.0), np.inf)
 
 
-def is_singular(model, q, frame, part="all", tol=1e-6, length=1.0):
+def is_singular(model: Model, q: ArrayLike, frame: FrameLike, part: str = "all", tol: float = 1e-6,
+                length: float = 1.0) -> bool | Array:
     """True where sigma_min <= tol * sigma_max (the Jacobian rows ``part`` lose rank)."""
     s = singular_values(model, q, frame, part, length)
     return s[..., -1] <= tol * s[..., 0]
@@ -106,7 +117,8 @@ def joint_lines(model, q, frame):
             for k in range(nj) if ch.jtype[k] in kinds]
 
 
-def singularity(model, q, frame, part="all", tol=1e-6, length=1.0, geom_tol=1e-6):
+def singularity(model: Model, q: ArrayLike, frame: FrameLike, part: str = "all", tol: float = 1e-6,
+                length: float = 1.0, geom_tol: float = 1e-6) -> Singularity:
     """Is the posture ``q`` (one state) singular for ``frame``, and which axes align?
 
     The rank test is ``sigma_min <= tol * sigma_max``. The geometric checks (tolerance

@@ -2,13 +2,24 @@
 within the joint limits (one compiled pass of the chain's direct geometric model), its bounds,
 and a plot. The analytic bound of :mod:`artidyn.ik.chain` (a ball) contains every point.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..configuration import random_configuration
 from .chain import support_chain
 from .numeric import chain_placements
+
+if TYPE_CHECKING:
+    from os import PathLike
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import FrameLike, Model
 
 
 @dataclass
@@ -35,7 +46,8 @@ class Workspace:
         return (f"Workspace(frame='{self.frame}', {len(self.points)} points, lower={np.round(self.lower, 4).tolist()}, "
                 f"upper={np.round(self.upper, 4).tolist()}, sampled radius {self.radius:.4g} m, bound {b})")
 
-    def plot(self, ax=None, colour_by_manipulability=True, path=None, **scatter):
+    def plot(self, ax: Any = None, colour_by_manipulability: bool = True, path: str | PathLike[str] | None = None,
+             **scatter: Any) -> Any:
         """3-D scatter of the points (coloured by manipulability) with the bounding box; returns the Axes.
 
         ``path`` saves the figure (PNG) there.
@@ -71,7 +83,8 @@ class Workspace:
         return ax
 
 
-def workspace(model, frame, n=20000, rng=None, q=None):
+def workspace(model: Model, frame: FrameLike, n: int = 20000, rng: int | np.random.Generator | None = None,
+              q: ArrayLike | None = None) -> Workspace:
     """Sample the reachable workspace of ``frame`` with ``n`` random postures within the limits.
 
     ``q`` (nq,) gives the entries of the joints that do not move the frame (neutral by default).

@@ -82,9 +82,12 @@ an unknown frame or joint raise ParseError naming the file and the constraint
     frame_a = "tool"
     target = [3.0, 0.0, 0.0]
 """
+from __future__ import annotations
+
 import math
 import pathlib
 import reprlib
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -94,6 +97,15 @@ from ..errors import ModelError, ParseError
 from ..model import CONSTRAINT_TYPES, ConstraintSpec
 from ..spatial.motion import homogeneous, inv_homogeneous
 from ..spatial.rotations import matrix_to_rpy, rotx, rotz, rpy_to_matrix
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from os import PathLike
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Model
 
 CONVENTIONS = {"classic": "classic", "standard": "classic", "dh": "classic",
                "modified": "modified", "mdh": "modified", "craig": "modified",
@@ -371,8 +383,11 @@ def normalize_constraints(items, err=ModelError, where="", angle_scale=1.0, join
     return specs
 
 
-def from_dh(rows, convention=None, name=None, gravity=None, base=None, tool=None, angle_unit=None,
-            constraints=None, strict=False):
+def from_dh(rows: Sequence[Mapping[str, Any]] | str | PathLike[str], convention: str | None = None,
+            name: str | None = None, gravity: ArrayLike | None = None,
+            base: ArrayLike | Mapping[str, Any] | None = None, tool: ArrayLike | Mapping[str, Any] | None = None,
+            angle_unit: str | None = None,
+            constraints: Sequence[Mapping[str, Any]] | None = None, strict: bool = False) -> Model:
     """Build a :class:`~artidyn.Model` from a DH table, or from a TOML / YAML table file.
 
     Parameters

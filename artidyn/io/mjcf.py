@@ -35,7 +35,10 @@ omega_body]``, ball qpos ``(w x y z)``, hinge and slide measured from ``ref``. C
 :class:`artidyn.interop.MujocoConverter`. The file is read with artidyn's safe XML reader;
 errors are ParseError naming the file, line, element and attribute.
 """
+from __future__ import annotations
+
 import pathlib
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,6 +49,11 @@ from ..model import ConstraintSpec
 from ..spatial.motion import homogeneous, inv_homogeneous
 from ..spatial.rotations import quat_to_matrix
 from .safexml import parse_xml, read_source, xml_number
+
+if TYPE_CHECKING:
+    from os import PathLike
+
+    from .._typing import Model
 
 JOINT_KINDS = {"hinge": "revolute", "slide": "prismatic", "ball": "spherical", "free": "free"}
 DEFAULTABLE = ("joint", "geom", "site", "inertial")
@@ -145,8 +153,9 @@ class _Reader:
 
 
 def _axis_rotation(u, angle):
-    K = np.array([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
-    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
+    """Rotation by ``angle`` about the unit axis ``u``."""
+    from scipy.spatial.transform import Rotation
+    return Rotation.from_rotvec(angle * np.asarray(u, dtype=float)).as_matrix()
 
 
 def _z_to(d):
@@ -584,7 +593,7 @@ def _equalities(r, builder, el, world_T):
                                                        where=f"{r.source}:{c.line}: <{c.tag}>"))
 
 
-def load_mjcf(path):
+def load_mjcf(path: str | PathLike[str]) -> Model:
     """Read an MJCF file (or MJCF text starting with '<') into an artidyn :class:`~artidyn.Model`.
 
     See the module docstring for what is read. ``model.source`` is the file; the MJCF body names

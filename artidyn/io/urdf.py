@@ -67,8 +67,11 @@ and column. A xacro file (``xacro:`` elements, ``${...}`` in a value that is rea
 run xacro first. Names with control characters (newline, tab) are refused. Errors name the file
 and the line.
 """
+from __future__ import annotations
+
 import pathlib
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -79,6 +82,13 @@ from ..model import ConstraintSpec
 from .mesh_paths import resolve_mesh
 from .safexml import parse_xml, read_source
 from .urdf_reader import UrdfReader, repaired_inertia  # noqa: F401
+
+if TYPE_CHECKING:
+    from os import PathLike
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Model
 
 MIN_MASS = 1e-6       # kg, given by repair=True to a moving link that carries no mass
 MIN_INERTIA = 1e-9    # kg m^2 (about a 5 cm sphere of MIN_MASS), with MIN_MASS
@@ -221,7 +231,8 @@ class InertiaRepairWarning(UserWarning):
     """A URDF's inertial data was physically invalid and has been repaired (see the load report)."""
 
 
-def load_urdf(path, floating_base=False, strict=False, gravity=(0.0, 0.0, -9.81), repair=True, collisions=True):
+def load_urdf(path: str | PathLike[str], floating_base: bool = False, strict: bool = False,
+              gravity: ArrayLike = (0.0, 0.0, -9.81), repair: bool = True, collisions: bool = True) -> Model:
     """Read a URDF file (or URDF text) into a :class:`artidyn.Model`.
 
     Parameters

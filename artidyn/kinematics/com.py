@@ -10,6 +10,10 @@ The CoM Jacobian uses the subtree sums (one backward pass): joint ``j`` with wor
 ``[w; v_0]`` (about the world origin) moves the CoM at ``(M_j v_0 + w x h_j) / M``, where ``M_j`` and
 ``h_j = sum_{i in subtree(j)} m_i c_i^world`` are the mass and first moment of j's subtree.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import as_q, unbatch
@@ -18,6 +22,11 @@ from ..spatial._num import cross, matvec
 from .jacobians import _columns, _joint_twists_world
 from .placements import _joint_transforms, _placements, _placements_from, _states
 from .velocities import _body_accelerations, _body_velocities
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 
 def _total_mass(model):
@@ -32,7 +41,7 @@ def _com_world(model, T):
     return matvec(T[..., :3, :3], model.com) + T[..., :3, 3]
 
 
-def center_of_mass(model, q):
+def center_of_mass(model: Model, q: ArrayLike) -> Array:
     """Centre of mass of the moving bodies in world coordinates: (3,) or (N, 3)."""
     Q, single = as_q(model, q)
     c = _com_world(model, _placements(model, Q))
@@ -40,7 +49,7 @@ def center_of_mass(model, q):
     return unbatch(np.einsum("i,nij->nj", model.mass[1:], c[:, 1:]) / M, single)
 
 
-def com_velocity(model, q, v):
+def com_velocity(model: Model, q: ArrayLike, v: ArrayLike) -> Array:
     """Velocity of the centre of mass in world coordinates: (3,) or (N, 3).
 
     Body by body: the world velocity of each body's centre ``R_0i (v_i + omega_i x c_i)``.
@@ -54,7 +63,7 @@ def com_velocity(model, q, v):
     return unbatch(np.einsum("i,nij->nj", model.mass[1:], v_c[:, 1:]) / _total_mass(model), single)
 
 
-def com_acceleration(model, q, v, a):
+def com_acceleration(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike) -> Array:
     """Acceleration of the centre of mass in world coordinates (gravity excluded): (3,) or (N, 3).
 
     Each body's centre accelerates at ``R_0i (a_sp + omega_dot x c + omega x (v + omega x c))``.
@@ -70,7 +79,7 @@ def com_acceleration(model, q, v, a):
     return unbatch(np.einsum("i,nij->nj", model.mass[1:], a_c[:, 1:]) / _total_mass(model), single)
 
 
-def com_jacobian(model, q):
+def com_jacobian(model: Model, q: ArrayLike) -> Array:
     """Jacobian of the centre of mass (world coordinates): (3, nv) or (N, 3, nv)."""
     Q, single = as_q(model, q)
     T = _placements(model, Q)

@@ -14,6 +14,10 @@ fixed in a moving body, Featherstone's ``S_dot = v x S``) and
 In frame axes (``J_local = diag(R^T, R^T) J_world``, ``R_dot = R [omega_local]``):
 ``Jdot_local = diag(R^T, R^T) Jdot_world - omega_local x J_local`` (column-wise, both halves).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import as_q, unbatch
@@ -23,6 +27,11 @@ from .placements import (_check_expressed, _frame_on_body, _joint_transforms, _p
                          _placements_from, _states)
 from .velocities import _body_velocities
 from ..kernels import dispatch as _kernels
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, FrameLike, Model
 
 
 def _joint_twists_world(model, T, j):
@@ -57,7 +66,8 @@ def _jacobian(model, Q, T, frame, expressed="world", point=None):
     return _to_local(Tf[:, :3, :3], J) if expressed == "local" else J
 
 
-def jacobian(model, q, frame, expressed="world", point=None):
+def jacobian(model: Model, q: ArrayLike, frame: FrameLike, expressed: str = "world",
+             point: ArrayLike | None = None) -> Array:
     """Jacobian (6 x nv, rows [angular; linear]) of a frame: ``frame_velocity = J v``.
 
     ``expressed="world"``: angular velocity and velocity of the frame origin (or of ``point``,
@@ -102,7 +112,8 @@ def _jacobian_derivative(model, T, vb, frame, expressed="world", point=None):
     return _to_local(R, Jd) - wJ
 
 
-def jacobian_derivative(model, q, v, frame, expressed="world", point=None):
+def jacobian_derivative(model: Model, q: ArrayLike, v: ArrayLike, frame: FrameLike, expressed: str = "world",
+                        point: ArrayLike | None = None) -> Array:
     """Time derivative ``Jdot`` (6 x nv) of :func:`jacobian` along the velocity ``v``.
 
     Computed analytically (module docstring), so that ``d/dt (J v) = J a + Jdot v``;

@@ -6,6 +6,10 @@ Khalil & Dombre, "Modeling, Identification and Control of Robots", ch. 3):
 ``T_0i = T_0,lambda(i) @ T_up[i]`` with ``T_up[i] = joint_placement[i] @ T_J(q_i)``, the
 placement of body ``i`` in its parent ``lambda(i)``.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import as_batch, as_q, batch_size, unbatch
@@ -14,6 +18,11 @@ from ..joints import jcalc
 from ..spatial._num import result_dtype
 from ..spatial.motion import translation
 from ..kernels import dispatch as _kernels
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, FrameLike, Model
 
 
 def _states(model, q, **vectors):
@@ -81,7 +90,7 @@ def _placements(model, Q):
     return _placements_from(model, _joint_transforms(model, Q))
 
 
-def body_placements(model, q):
+def body_placements(model: Model, q: ArrayLike) -> Array:
     """4x4 placements in the world of every body.
 
     Parameters
@@ -99,7 +108,7 @@ def body_placements(model, q):
     return unbatch(_placements(model, Q), single)
 
 
-def frame_placement(model, q, frame):
+def frame_placement(model: Model, q: ArrayLike, frame: FrameLike) -> Array:
     """4x4 placement in the world of a named frame (or body): (4, 4) or (N, 4, 4)."""
     body, P = _frame_on_body(model, frame)
     T = _kernels.frame_placement(model, q, body, P)  # compiled; None: reference code below

@@ -21,6 +21,10 @@ Two accelerations of a frame F with origin O, angular velocity omega and origin 
 ``expressed="world"`` rotates both parts into world axes (still at the frame origin: pinocchio's
 LOCAL_WORLD_ALIGNED); ``expressed="local"`` keeps the frame's own axes.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import unbatch
@@ -28,6 +32,11 @@ from ..spatial._num import cross, matvec
 from ..spatial.motion import cross_motion, motion_apply_inv
 from .placements import (_check_expressed, _frame_on_body, _joint_transforms, _placements_from,
                          _states)
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, FrameLike, Model
 
 KINDS = ("spatial", "classical")
 
@@ -56,7 +65,7 @@ def _body_accelerations(model, T_up, v, V, A):
     return a
 
 
-def body_velocities(model, q, v):
+def body_velocities(model: Model, q: ArrayLike, v: ArrayLike) -> Array:
     """Twists ``[omega; v_origin]`` of every body in its own frame.
 
     Parameters
@@ -71,7 +80,7 @@ def body_velocities(model, q, v):
     return unbatch(_body_velocities(model, _joint_transforms(model, Q), V), single)
 
 
-def body_accelerations(model, q, v, a):
+def body_accelerations(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike) -> Array:
     """Spatial accelerations ``[omega_dot; a_sp]`` of every body in its own frame (no gravity).
 
     Returns (nb+1, 6) or (N, nb+1, 6). ``a_sp`` is the spatial (not classical) linear part.
@@ -91,7 +100,8 @@ def _rotate(R, m):
     return np.concatenate([matvec(R, m[:, :3]), matvec(R, m[:, 3:])], -1)
 
 
-def frame_velocity(model, q, v, frame, expressed="world", point=None):
+def frame_velocity(model: Model, q: ArrayLike, v: ArrayLike, frame: FrameLike, expressed: str = "world",
+                   point: ArrayLike | None = None) -> Array:
     """Twist ``[omega; v_O]`` of a frame: angular velocity and velocity of its origin O.
 
     Parameters
@@ -114,7 +124,8 @@ def frame_velocity(model, q, v, frame, expressed="world", point=None):
     return unbatch(vf, single)
 
 
-def frame_acceleration(model, q, v, a, frame, expressed="world", kind="spatial", point=None):
+def frame_acceleration(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, frame: FrameLike,
+                       expressed: str = "world", kind: str = "spatial", point: ArrayLike | None = None) -> Array:
     """Acceleration of a frame (gravity excluded), rows ``[angular; linear]``.
 
     kind="spatial": ``[omega_dot; a_sp]``, the derivative of the frame's twist components in its
@@ -140,7 +151,8 @@ def frame_acceleration(model, q, v, a, frame, expressed="world", kind="spatial",
     return unbatch(af, single)
 
 
-def jacobian_bias(model, q, v, frame, expressed="world", point=None):
+def jacobian_bias(model: Model, q: ArrayLike, v: ArrayLike, frame: FrameLike, expressed: str = "world",
+                  point: ArrayLike | None = None) -> Array:
     """``Jdot v``, the part of the frame acceleration that does not depend on ``a``.
 
     ``d/dt (J v) = J a + Jdot v`` with ``J = jacobian(..., expressed)``. Hence

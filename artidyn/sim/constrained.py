@@ -20,7 +20,10 @@ readable one for what it does not take. Dependent (redundant) constraint rows: t
 drops them (zero multipliers), the readable one keeps the least-norm multipliers; the motion
 is the same.
 """
+from __future__ import annotations
+
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,12 +35,22 @@ from ..errors import InputError, SimulationError
 from .integrate import rk4_step, semi_implicit_step
 from .result import Energy, SimulationResult
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Input, Model
+    from ..constraints.models import Constraint
+
 STEPPERS = {"rk4": rk4_step, "semi-implicit": semi_implicit_step}
 
 
-def simulate_constrained(model, q0, v0=None, constraints=(), tau=0.0, t_final=1.0, dt=1e-3, method="rk4",
-                         f_ext=None, baumgarte=None, projection=True, tol=1e-12, record_every=1, friction=True,
-                         route="auto"):
+def simulate_constrained(model: Model, q0: ArrayLike, v0: ArrayLike | None = None,
+                         constraints: Iterable[Constraint] | str = (), tau: Input = 0.0, t_final: float = 1.0,
+                         dt: float = 1e-3, method: str = "rk4", f_ext: Input | None = None,
+                         baumgarte: tuple[float, float] | None = None, projection: bool = True, tol: float = 1e-12,
+                         record_every: int = 1, friction: bool = True, route: str = "auto") -> SimulationResult:
     """Simulate a model with bilateral constraints from ``(q0, v0)`` (assembled first).
 
     ``tau``: a constant (nv,) or number, an array with one row per step (``ceil(t_final / dt)``

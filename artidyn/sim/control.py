@@ -13,10 +13,19 @@ knowledge gives the error dynamics ``e'' + kd e' + kp e = 0`` (Khalil & Dombre, 
 Identification and Control of Robots", sec. 14.4); the torque-free dofs of a floating base
 cannot follow it.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import as_q
 from ..errors import InputError, ShapeError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Model
 
 PD_CODE, COMPUTED_TORQUE_CODE = 1, 2   # as artidyn.kernels.stepping
 
@@ -80,7 +89,8 @@ class PD(_Tracking):
 
     code = PD_CODE
 
-    def __init__(self, kp, kd, q_ref, v_ref=None, t_ref=None):
+    def __init__(self, kp: ArrayLike, kd: ArrayLike, q_ref: ArrayLike, v_ref: ArrayLike | None = None,
+                 t_ref: ArrayLike | None = None) -> None:
         super().__init__(kp, kd, q_ref, v_ref, None, t_ref)
 
 
@@ -94,7 +104,8 @@ class ComputedTorque(_Tracking):
     code = COMPUTED_TORQUE_CODE
 
     @classmethod
-    def tracking(cls, model, q_start, q_goal, duration, kp, kd, t_final=None, dt=1e-3):
+    def tracking(cls, model: Model, q_start: ArrayLike, q_goal: ArrayLike, duration: float, kp: ArrayLike,
+                 kd: ArrayLike, t_final: float | None = None, dt: float = 1e-3) -> ComputedTorque:
         """Track the rest-to-rest quintic from ``q_start`` to ``q_goal`` in ``duration`` s,
         sampled every ``dt`` up to ``t_final`` (default: the duration), then hold the goal."""
         from .trajectories import quintic_motion

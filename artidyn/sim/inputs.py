@@ -9,9 +9,16 @@ fixed-step method, the sample times of the adaptive one): one row per interval i
 interval (a digital controller's zero-order hold), one row per grid time is interpolated
 linearly. :class:`TimeTable` gives values at arbitrary times.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import InputError, ShapeError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 NONE, CONSTANT, HOLD, LINEAR = 0, 1, 2, 3   # as artidyn.kernels.stepping
 
@@ -25,7 +32,7 @@ class TimeTable:
     the first and last rows hold.
     """
 
-    def __init__(self, t, values, interpolation="linear"):
+    def __init__(self, t: ArrayLike, values: ArrayLike, interpolation: str = "linear") -> None:
         self.t = np.asarray(t, dtype=float).ravel()
         self.values = np.asarray(values, dtype=float)
         if interpolation not in ("linear", "hold"):

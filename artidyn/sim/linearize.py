@@ -21,12 +21,19 @@ turn: with ``f(x) = [v; a(q, v, tau)]`` and ``Df = [[0, I], [da/dq, da/dv]]``::
     dk1 = Df(x1),   dk2 = Df(x2) (I + h/2 dk1),   dk3 = Df(x3) (I + h/2 dk2),   dk4 = Df(x4) (I + h dk3)
     dx+/dx = I + h/6 (dk1 + 2 dk2 + 2 dk3 + dk4)       (and the same with d/dtau, whose stage term is [0; M^-1])
 """
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ..configuration import dintegrate, integrate
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Model
 
 
 class StepDerivatives(NamedTuple):
@@ -39,7 +46,8 @@ class StepDerivatives(NamedTuple):
     B: np.ndarray
 
 
-def step_derivatives(model, q, v, tau, h, method="semi-implicit", f_ext=None, friction=True):
+def step_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, h: float, method: str = "semi-implicit",
+                     f_ext: ArrayLike | None = None, friction: bool = True) -> StepDerivatives:
     """The step ``(q, v) -> (q+, v+)`` of the engine under constant ``tau`` over ``h``, and its
     derivatives (module docstring). ``method``: "semi-implicit" (any model) or "rk4" (models with
     vector joints only)."""

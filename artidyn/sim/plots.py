@@ -10,9 +10,23 @@ limits are dashed lines in the joint's colour (``--`` lower, ``-.`` upper). A fr
 shown as roll-pitch-yaw angles and a position, never as raw quaternion entries. A last row
 shows the energies and their relative drift ``(E(t) - E(0)) / max T``.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .plot_groups import MAX_SIZE, UNITS, rows_from_model, rows_from_names, row_values, split_by_size
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from os import PathLike
+
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+
+    from .._typing import Model
+    from .result import SimulationResult
 
 _LABELS = {"q": "q [rad | m]", "v": "v [rad/s | m/s]", "a": "a [rad/s² | m/s²]", "tau": "τ [N·m | N]",
            "energy": "energy [J]", "contact": "contact force [N]"}
@@ -243,7 +257,7 @@ def draw_energy(ax_energy, ax_drift, t, E, conservative=None):
     return lines
 
 
-def plot_energy(result, path=None, run=0):
+def plot_energy(result: SimulationResult, path: str | PathLike[str] | None = None, run: int = 0) -> Figure:
     """Kinetic, potential and total energy over time, and the relative drift of the total."""
     if result.energy is None:
         raise ValueError("plot_energy: the energies were not recorded (record=... without 'energy')")
@@ -271,8 +285,10 @@ def _rows_for(result, model, angles, max_per_panel):
     return rows_from_model(model, angles=angles, max_size=max_per_panel)
 
 
-def plot_result(result, path=None, what=("q", "v", "tau", "energy"), run=0, model=None, html=None,
-                angles="rpy", max_per_panel=MAX_SIZE, split_torques=True):
+def plot_result(result: SimulationResult, path: str | PathLike[str] | None = None,
+                what: Sequence[str] = ("q", "v", "tau", "energy"), run: int = 0, model: Model | None = None,
+                html: str | PathLike[str] | None = None, angles: str = "rpy", max_per_panel: int = MAX_SIZE,
+                split_torques: bool = True) -> Figure:
     """The trajectory of one run: one row of panels per limb or group of joints and one column
     per quantity of ``what`` among q, v, a, tau (each panel with its unit and y-scale, joint
     limits dashed), then the energy and its relative drift (``energy``) and the contact forces
@@ -393,8 +409,9 @@ def draw_contact(ax, result):
 
 
 # --- torques along a given motion --------------------------------------------------------------
-def plot_torques(t, tau, names, path=None, title="", limits=None, model=None, max_per_panel=MAX_SIZE,
-                 split_torques=True):
+def plot_torques(t: ArrayLike, tau: ArrayLike, names: Sequence[str], path: str | PathLike[str] | None = None,
+                 title: str = "", limits: ArrayLike | None = None, model: Model | None = None,
+                 max_per_panel: int = MAX_SIZE, split_torques: bool = True) -> Figure:
     """Joint torques over time, one panel per limb or group of joints (own y-scale, N m or N),
     with the effort limits ``+-limits`` as dashed lines (default: the model's, when given).
     Torques more than 10 times smaller than the largest of their group get a panel of their

@@ -10,11 +10,23 @@ CSV layout: one row per time (and run), columns ``t``, [``run``], ``q_<name>`` .
 with the coordinate names of :func:`artidyn.sim.simulate.coordinate_names` (``shoulder``,
 ``root_joint.qw`` ...). Numbers are written with 17 significant digits (exact round trip).
 """
-from typing import NamedTuple, Optional
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import numpy as np
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from os import PathLike
+    from typing import Any
+
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array
 
 
 class Energy(NamedTuple):
@@ -42,8 +54,11 @@ _FIELDS = ("q", "v", "a", "tau")
 class SimulationResult:
     """Trajectory of a simulation (see the module docstring for shapes)."""
 
-    def __init__(self, t, q, v, a, tau, energy, model_name="", q_names=None, v_names=None,
-                 method="", dt=None, limit_events=(), stats=None, wall_time=None, conservative=None):
+    def __init__(self, t: ArrayLike, q: ArrayLike, v: ArrayLike, a: ArrayLike | None, tau: ArrayLike | None,
+                 energy: Sequence[ArrayLike] | None, model_name: str = "", q_names: Sequence[str] | None = None,
+                 v_names: Sequence[str] | None = None, method: str = "", dt: float | None = None,
+                 limit_events: Sequence[LimitEvent] = (), stats: dict[str, Any] | None = None,
+                 wall_time: float | None = None, conservative: bool | None = None) -> None:
         self.t = np.asarray(t, dtype=float)
         self.q, self.v, self.a, self.tau = (None if x is None else np.asarray(x, dtype=float) for x in (q, v, a, tau))
         self.energy = None if energy is None else Energy(*(np.asarray(e, dtype=float) for e in energy))
@@ -67,7 +82,7 @@ class SimulationResult:
         """Number of runs, or None for a single run."""
         return self.q.shape[0] if self.q.ndim == 3 else None
 
-    def energy_drift(self):
+    def energy_drift(self) -> float | Array:
         """Largest ``|E(t) - E(0)|`` divided by the largest kinetic energy of the run ((N,) for a batch).
 
         The kinetic energy is the scale of the energy exchanged, independent of the zero level of
@@ -86,7 +101,7 @@ class SimulationResult:
         return (f"SimulationResult(model '{self.model_name}', {steps} to t = {self.t[-1]:.6g} s{runs}, "
                 f"method '{self.method}')")
 
-    def summary(self):
+    def summary(self) -> str:
         """A few lines: samples, method, wall time, steps, energy error, limit crossings."""
         lines = [repr(self)]
         if self.wall_time is not None:
@@ -100,7 +115,7 @@ class SimulationResult:
         return "\n".join(lines)
 
     # --- files ---------------------------------------------------------------------------------
-    def columns(self):
+    def columns(self) -> list[str]:
         """CSV column names."""
         cols = ["t"] + (["run"] if self.batch else [])
         for field in _FIELDS:
@@ -109,7 +124,7 @@ class SimulationResult:
                 cols += [f"{field}_{n}" for n in names]
         return cols + (list(Energy._fields) if self.energy is not None else [])
 
-    def table(self):
+    def table(self) -> Array:
         """The CSV rows as one 2-D array ((n + 1) * N, len(columns))."""
         n1, runs = self.t.size, self.batch or 1
         parts = [np.tile(self.t, runs)[:, None]]
@@ -121,12 +136,12 @@ class SimulationResult:
         parts += [e.reshape(n1 * runs, 1) for e in (self.energy or ())]
         return np.hstack(parts)
 
-    def to_csv(self, path):
+    def to_csv(self, path: str | PathLike[str]) -> str | PathLike[str]:
         """Write the trajectory as CSV (header row, then one row per time and run); returns path."""
         np.savetxt(path, self.table(), delimiter=",", header=",".join(self.columns()), comments="", fmt="%.17g")
         return path
 
-    def to_npz(self, path):
+    def to_npz(self, path: str | PathLike[str]) -> str | PathLike[str]:
         """Write all arrays and metadata to a NumPy ``.npz`` file; returns path."""
         arrays = {k: getattr(self, k) for k in _FIELDS if getattr(self, k) is not None}
         if self.energy is not None:
@@ -136,7 +151,7 @@ class SimulationResult:
         return path
 
     @classmethod
-    def from_npz(cls, path):
+    def from_npz(cls, path: str | PathLike[str]) -> SimulationResult:
         with np.load(path, allow_pickle=False) as d:
             get = lambda k: d[k] if k in d else None  # noqa: E731
             energy = (d["kinetic"], d["potential"], d["total"]) if "kinetic" in d else None
@@ -145,7 +160,7 @@ class SimulationResult:
                        v_names=[str(s) for s in d["v_names"]], method=str(d["method"]), dt=float(d["dt"]))
 
     @classmethod
-    def from_csv(cls, path):
+    def from_csv(cls, path: str | PathLike[str]) -> SimulationResult:
         """Read a file written by :meth:`to_csv`."""
         with open(path) as fh:
             header = fh.readline().strip().split(",")
@@ -168,7 +183,8 @@ class SimulationResult:
         return cls(data[:n1, col["t"]], q, v, a, tau, energy, q_names=q_names, v_names=v_names)
 
     # --- plots ---------------------------------------------------------------------------------
-    def plot(self, path=None, what=("q", "v", "tau", "energy"), run=0, **options):
+    def plot(self, path: str | PathLike[str] | None = None, what: Sequence[str] = ("q", "v", "tau", "energy"),
+             run: int = 0, **options: Any) -> Figure:
         """A figure with one row of panels per limb or group of joints and one column per item of
         ``what`` (among q, v, a, tau, energy, and contact for runs with contacts: the contact force
         on each touching body, impacts dotted); ``options`` as :func:`artidyn.sim.plots.plot_result`

@@ -6,11 +6,14 @@ to ``simulate`` is a rollout). The whole time loop runs in one compiled call
 called once per step (zero-order hold, like a digital controller) between compiled steps.
 ``method="scipy"`` keeps the readable reference route (:mod:`.integrate`, ``solve_ivp``).
 """
+from __future__ import annotations
+
 import math
 import os
 import sys
 import time
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +23,18 @@ from ..errors import InputError, ShapeError, SimulationError
 from ..joints import CYLINDRICAL, FREE, SPHERICAL
 from .inputs import CONSTANT, HOLD, LINEAR, NONE, torque_table, wrench_table
 from .result import Energy, LimitEvent, SimulationResult
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Input, Model
+    from ..constraints.models import Constraint
+    from ..contact.settings import ContactSettings
+    from ..servo.model import ModelServo
+    from .control import PD, ComputedTorque
 
 METHODS = ("auto", "rk4", "semi-implicit", "implicit", "dopri5", "scipy")
 RECORD = ("q", "v", "a", "tau", "energy")
@@ -73,7 +88,7 @@ def _nice_floor(x):
     return 10.0 ** e
 
 
-def default_dt(model, q=None, method="rk4", largest=1e-3):
+def default_dt(model: Model, q: ArrayLike | None = None, method: str = "rk4", largest: float = 1e-3) -> float:
     """A time step for ``model`` from its fastest linearised mode at ``q`` (neutral by default).
 
     The gravity stiffness ``K = dg/dq`` (central differences of the gravity torques on the
@@ -121,7 +136,7 @@ def default_dt(model, q=None, method="rk4", largest=1e-3):
     return h
 
 
-def auto_method(model, q0=None, friction=True):
+def auto_method(model: Model, q0: ArrayLike | None = None, friction: bool = True) -> str:
     """The method ``"auto"`` stands for: ``"rk4"``, or ``"implicit"`` when the joint damping is
     what limits RK4's step (the implicit method's default step is longer) or the model has
     Coulomb friction (RK4 chatters on sign(v); the implicit step solves stick and slip)."""
@@ -371,10 +386,14 @@ def _progress_bar(total, done, name):
 
 # --- the public functions -----------------------------------------------------------------------
 
-def simulate(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f_ext=None, controller=None,
-             t_eval=None, record_every=1, rtol=1e-7, atol=1e-9, energy_tol=0.1, friction=True,
-             max_steps=50_000_000, progress=None, ivp_options=None, record=RECORD, constraints=None,
-             baumgarte=None, projection=True, contact=None, servo=None):
+def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input = 0.0, t_final: float = 1.0,
+             dt: float | None = None, method: str = "auto", f_ext: Input | None = None,
+             controller: PD | ComputedTorque | None = None, t_eval: ArrayLike | None = None, record_every: int = 1,
+             rtol: float = 1e-7, atol: float = 1e-9, energy_tol: float | None = 0.1, friction: bool = True,
+             max_steps: int = 50_000_000, progress: bool | None = None, ivp_options: dict[str, Any] | None = None,
+             record: tuple[str, ...] = RECORD, constraints: Sequence[Constraint] | str | None = None,
+             baumgarte: tuple[float, float] | None = None, projection: bool = True,
+             contact: ContactSettings | None = None, servo: ModelServo | None = None) -> SimulationResult:
     """Simulate the model from ``(q0, v0)`` under torques, a controller and external wrenches.
 
     Parameters
@@ -527,9 +546,11 @@ def _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, c
                                 friction=friction)
 
 
-def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", f_ext=None, controller=None,
-            t_eval=None, record_every=1, rtol=1e-7, atol=1e-9, energy_tol=0.1, friction=True,
-            max_steps=50_000_000, record=RECORD):
+def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input = 0.0, t_final: float = 1.0,
+            dt: float | None = None, method: str = "auto", f_ext: Input | None = None,
+            controller: PD | ComputedTorque | None = None, t_eval: ArrayLike | None = None, record_every: int = 1,
+            rtol: float = 1e-7, atol: float = 1e-9, energy_tol: float | None = 0.1, friction: bool = True,
+            max_steps: int = 50_000_000, record: tuple[str, ...] = RECORD) -> SimulationResult:
     """Simulate N initial states and/or input sequences in parallel (like ``mujoco.rollout``).
 
     Arguments as :func:`simulate`; ``q0`` (N, nq) and/or ``v0`` (N, nv) (a single one is shared),
@@ -806,7 +827,7 @@ _LABELS = {("q", SPHERICAL): ("qx", "qy", "qz", "qw"), ("v", SPHERICAL): ("wx", 
            ("q", CYLINDRICAL): ("angle", "d"), ("v", CYLINDRICAL): ("w", "v")}
 
 
-def coordinate_names(model, kind):
+def coordinate_names(model: Model, kind: str) -> list[str]:
     """Names of the entries of q (``kind="q"``) or v: the joint name, with ``.x``, ``.qw``, ``.wx``
     ... for the entries of spherical, free and cylindrical joints."""
     names = []

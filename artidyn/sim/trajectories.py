@@ -7,10 +7,19 @@ The quintic ("minimum jerk" profile) goes from rest to rest::
 
 with zero velocity and acceleration at both ends; before 0 and after T the motion holds still.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..configuration import as_q, difference, integrate
 from ..errors import InputError, ShapeError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
 
 
 def _profile(T, t):
@@ -27,7 +36,7 @@ def _profile(T, t):
     return s, ds, dds
 
 
-def quintic(q0, q1, T, t):
+def quintic(q0: ArrayLike, q1: ArrayLike, T: float, t: ArrayLike) -> tuple[Array, Array, Array]:
     """Rest-to-rest quintic from ``q0`` to ``q1`` in ``T`` seconds, evaluated at ``t``.
 
     Parameters
@@ -53,7 +62,8 @@ def quintic(q0, q1, T, t):
     return q0 + s[ex] * d, ds[ex] * d, dds[ex] * d
 
 
-def quintic_motion(model, q0, q1, T, t):
+def quintic_motion(model: Model, q0: ArrayLike, q1: ArrayLike, T: float,
+                   t: ArrayLike) -> tuple[Array, Array, Array]:
     """Quintic from ``q0`` to ``q1`` on the configuration manifold of ``model``.
 
     ``q(t) = integrate(q0, s(t) d)`` with ``d = difference(q0, q1)``; the velocity ``s'(t) d`` and
@@ -75,7 +85,7 @@ def quintic_motion(model, q0, q1, T, t):
     return (q[0], v[0], a[0]) if single else (q, v, a)
 
 
-def velocities_from_positions(model, t, q):
+def velocities_from_positions(model: Model, t: ArrayLike, q: ArrayLike) -> tuple[Array, Array]:
     """Velocities and accelerations of a sampled trajectory by finite differences on the manifold.
 
     ``v`` at interior samples is the second-order central estimate built from

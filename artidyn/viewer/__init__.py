@@ -11,10 +11,22 @@ simulation, the contact points and forces. Only the body placements are stored p
 :func:`view` returns a :class:`ViewerPage`, the path of the file; in a Jupyter notebook it
 displays inline.
 """
+from __future__ import annotations
+
 import os
 import pathlib
 import re
 import tempfile
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+    from .._typing import Model
+    from ..sim.result import SimulationResult
 
 _PathBase = type(pathlib.Path())
 
@@ -38,9 +50,12 @@ def _default_path(name):
     return path
 
 
-def view(model, q=None, path=None, *, times=None, dt=0.04, run=0, visuals=True, collisions=None,
-         skeleton=None, frames=False, com=False, contacts=None, camera=None, autoplay=True, speed=1.0,
-         max_triangles=None, max_frames=None, grid=True):
+def view(model: Model, q: ArrayLike | Sequence[ArrayLike] | SimulationResult | None = None,
+         path: str | os.PathLike[str] | None = None, *, times: ArrayLike | None = None, dt: float = 0.04,
+         run: int = 0, visuals: bool | None = True, collisions: bool | None = None, skeleton: bool | None = None,
+         frames: bool | None = False, com: bool | None = False, contacts: bool | None = None,
+         camera: dict[str, Any] | None = None, autoplay: bool = True, speed: float = 1.0,
+         max_triangles: int | None = None, max_frames: int | None = None, grid: bool = True) -> ViewerPage:
     """Write the viewer page of ``model`` and return its path (a :class:`ViewerPage`).
 
     Parameters
