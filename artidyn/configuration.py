@@ -6,7 +6,7 @@
 import numpy as np
 
 from .errors import InputError, ShapeError
-from .joints import CYLINDRICAL, FREE, SPHERICAL
+from .joints import CYLINDRICAL, FREE, HELICAL, SPHERICAL
 from .spatial._num import cross
 from .spatial.motion import cross_motion, homogeneous
 from .spatial.rotations import (QUAT_TOL, exp3, exp6, log3, log6, matrix_to_quat, quat_conjugate,
@@ -97,7 +97,7 @@ def integrate(model, q, v):
     """q (+) v: the configuration reached from ``q`` by following the velocity ``v`` for unit time.
 
     Spherical joints: R' = R exp(omega); free joint: T' = T exp6([omega; v]) (body frame), as in
-    pinocchio. Flat joints (revolute, prismatic, cylindrical): q + v.
+    pinocchio. Flat joints (revolute, prismatic, cylindrical, helical): q + v.
     """
     Q, single = as_q(model, q)
     V, single_v = as_batch(model, v, "v", "nv")
@@ -161,7 +161,7 @@ def random_configuration(model, rng=None, size=None, position_bound=1.0):
 
     Unlimited revolute joints: uniform in [-pi, pi]; unlimited prismatic: [-1, 1] m (a joint
     limited on one side only: a window of width 2 pi or 2 m from that limit; a cylindrical joint
-    as a revolute then a prismatic one); floating
+    as a revolute then a prismatic one, a helical joint as a revolute one); floating
     base: position uniform in [-position_bound, position_bound]^3, orientation a uniform random
     unit quaternion; spherical: uniform unit quaternion. ``size`` gives a batch (size, nq).
     """
@@ -179,7 +179,8 @@ def random_configuration(model, rng=None, size=None, position_bound=1.0):
         else:
             for j in range(model.nq_joint[i]):
                 lo, hi = model.lower[iq + j], model.upper[iq + j]
-                turns = model.joint_kind[i] in ("revolute", "continuous") or (t == CYLINDRICAL and j == 0)
+                turns = (model.joint_kind[i] in ("revolute", "continuous") or (t == CYLINDRICAL and j == 0)
+                         or t == HELICAL)
                 default = np.pi if turns else 1.0
                 if np.isfinite(lo) != np.isfinite(hi):  # one-sided limit: a window of width 2 default
                     lo, hi = (lo, lo + 2 * default) if np.isfinite(lo) else (hi - 2 * default, hi)
