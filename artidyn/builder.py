@@ -13,7 +13,8 @@ import numpy as np
 from .checks import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from .errors import ModelError, unknown_name
 from .geometry.shapes import SHAPES, Collision, Shape
-from .joints import CYLINDRICAL, FLAT, FREE, JOINT_CODES, NQ, NV, REVOLUTE, SPHERICAL, motion_subspace
+from .joints import (COMPOSITES, CYLINDRICAL, FLAT, FREE, HELICAL, JOINT_CODES, NQ, NV, REVOLUTE, SPHERICAL,
+                     motion_subspace, plane_axes)
 from .model import Frame, LoadReport, Model, check_spatial_inertias
 from .spatial.motion import homogeneous, inertia_parts, inertia_transform, inv_homogeneous, spatial_inertia
 from .spatial.rotations import rpy_to_matrix
@@ -103,7 +104,7 @@ def check_inertia(where, mass, com, inertia, allow_zero_mass=True):
 
 
 class _Node:
-    __slots__ = ("name", "parent", "moving", "joint_name", "jtype", "kind", "axis", "T", "mass", "com",
+    __slots__ = ("name", "parent", "moving", "joint_name", "jtype", "kind", "axis", "pitch", "T", "mass", "com",
                  "inertia", "lower", "upper", "velocity", "effort", "armature", "damping", "coulomb",
                  "stiffness", "rest", "actuated", "extra")
 
@@ -159,26 +160,39 @@ class ModelBuilder:
     def add_body(self, name, parent="world", joint="revolute", *, joint_name=None, axis=(0, 0, 1),
                  placement=None, xyz=None, rpy=None, mass=0.0, com=(0, 0, 0), inertia=None,
                  lower=None, upper=None, velocity=None, effort=None, armature=0.0, damping=0.0,
-                 coulomb=0.0, stiffness=0.0, rest=0.0, actuated=True):
+                 coulomb=0.0, stiffness=0.0, rest=0.0, actuated=True, pitch=0.0, axes=None):
         """Add a body moved by a joint relative to ``parent``; returns its name.
 
         ``joint``: "revolute", "continuous", "prismatic", "cylindrical" (rotation about and
-        translation along ``axis``: q = [angle, displacement]), "spherical", "free" (a floating
-        base, whose joint is named ``root_joint`` by default) or "fixed". ``placement`` (or
+        translation along ``axis``: q = [angle, displacement]), "helical" or "screw" (rotation
+        about ``axis`` with the translation ``pitch * angle`` along it, ``pitch`` in m/rad),
+        "spherical", "free" (a floating base, whose joint is named ``root_joint`` by default),
+        "fixed", or the composites "planar" (q = [x, y, theta]: translations along two in-plane
+        axes of the plane of normal ``axis``, then the rotation about it; joints ``<joint>_x``,
+        ``<joint>_y``, ``<joint>_theta``) and "universal" (q = [q1, q2], rotations about
+        ``axes = (a1, a2)``, default x then y; joints ``<joint>_1``, ``<joint>_2``), built as
+        1-dof joints through massless bodies ``<name>__x``, ``<name>__y`` / ``<name>__1``
+        (see :mod:`artidyn.joints`). ``placement`` (or
         ``xyz`` and ``rpy``) places the joint frame in the parent frame; ``axis`` is in the joint
         frame. ``mass``, ``com`` (body frame) and ``inertia`` (3x3 at the centre of mass, body
         axes) describe the body. ``stiffness`` and ``rest`` make a joint spring, torque
         ``stiffness * (q - rest)`` (revolute, prismatic, cylindrical joints only). Per-dof values
         (limits, ``armature`` ... ``rest``) are a number for every dof of the joint or, for a
-        cylindrical joint, a pair (rotation, translation).
+        cylindrical joint, a pair (rotation, translation); for a composite, one per coordinate.
         """
         self._check_new_name(name)
         self._require_parent(parent, name)
         kind = str(joint).lower()
+        if kind in COMPOSITES:
+            return self._add_composite(
+                name, parent, kind, joint_name=joint_name, axis=axis, axes=axes, placement=placement, xyz=xyz,
+                rpy=rpy, body=dict(mass=mass, com=com, inertia=inertia, actuated=actuated),
+                per_dof=dict(lower=lower, upper=upper, velocity=velocity, effort=effort, armature=armature,
+                             damping=damping, coulomb=coulomb, stiffness=stiffness, rest=rest))
         if kind not in JOINT_CODES and kind != "fixed":
             raise ModelError(self._where(
                 f"body '{name}': unknown joint type '{joint}' (known: revolute, continuous, prismatic, "
-                f"cylindrical, spherical, free, fixed)"))
+                f"cylindrical, helical, spherical, free, planar, universal, fixed)"))
         n = _Node()
         n.name, n.parent, n.kind = name, parent, kind
         n.moving = kind != "fixed"
@@ -202,6 +216,11 @@ class ModelBuilder:
                 raise ModelError(self._where(f"joint '{n.joint_name}': axis {ax.tolist()} is zero"))
             ax = (ax / big) / (norm / big)
         n.axis = ax
+        n.pitch = 0.0
+        if n.jtype == HELICAL:
+            n.pitch = float(pitch)
+            if not np.isfinite(n.pitch):
+                raise ModelError(self._where(f"joint '{n.joint_name}': pitch must be a finite number, got {pitch!r}"))
         inertia = np.zeros((3, 3)) if inertia is None else inertia
         n.mass, n.com, n.inertia = check_inertia(self._where(f"body '{name}'"), mass, com, inertia)
         nv = NV.get(n.jtype, 0)
@@ -231,6 +250,54 @@ class ModelBuilder:
             self._joint_names.add(n.joint_name)
         self._nodes[name] = n
         self._order.append(name)
+        return name
+
+    def _add_composite(self, name, parent, kind, *, joint_name, axis, axes, placement, xyz, rpy, body, per_dof):
+        """A planar or universal joint as a chain of 1-dof joints through massless bodies."""
+        jn = joint_name or f"{name}_joint"
+        where = self._where(f"joint '{jn}' ({kind})")
+        if kind == "planar":
+            nrm = np.asarray(axis, dtype=float)
+            if nrm.shape != (3,) or not np.all(np.isfinite(nrm)) or np.linalg.norm(nrm) < 1e-12:
+                raise ModelError(f"{where}: the plane normal (axis) must be 3 finite numbers, not zero; got {axis!r}")
+            nrm = nrm / np.linalg.norm(nrm)
+            e1, e2 = plane_axes(nrm)
+            parts = [("__x", "_x", "prismatic", e1), ("__y", "_y", "prismatic", e2), ("", "_theta", "revolute", nrm)]
+        else:
+            a = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)) if axes is None else axes
+            try:
+                a = np.array(a, dtype=float)
+            except (TypeError, ValueError):
+                a = np.zeros(0)
+            if a.shape != (2, 3) or not np.all(np.isfinite(a)):
+                raise ModelError(f"{where}: axes must be two 3-vectors (a1, a2), got {axes!r}")
+            parts = [("__1", "_1", "revolute", a[0]), ("", "_2", "revolute", a[1])]
+        k = len(parts)
+        split = {}
+        for key, val in per_dof.items():
+            if val is None:
+                split[key] = [None] * k
+                continue
+            arr = np.array(val, dtype=float)
+            if arr.ndim == 0:
+                arr = np.full(k, float(arr))
+            if arr.shape != (k,):
+                raise ModelError(f"{where}: {key} needs 1 or {k} values (one per coordinate), got {val!r}")
+            split[key] = list(arr)
+        for name_part in [name + suffix for suffix, *_ in parts[:-1]]:
+            self._check_new_name(name_part)
+        saved = (dict(self._nodes), list(self._order))
+        up = parent
+        try:  # all or nothing: a bad value on a later part leaves no half-built joint behind
+            for j, (bsuffix, jsuffix, jkind, ax) in enumerate(parts):
+                last = j == k - 1
+                extra = dict(placement=placement, xyz=xyz, rpy=rpy) if j == 0 else dict(placement=np.eye(4))
+                extra.update(body if last else dict(actuated=body["actuated"]))
+                up = self.add_body(name + bsuffix, up, jkind, joint_name=jn + jsuffix, axis=ax,
+                                   **{key: vals[j] for key, vals in split.items()}, **extra)
+        except ModelError:
+            self._nodes, self._order = saved
+            raise
         return name
 
     def _per_dof(self, n, key, val, nv):
@@ -364,7 +431,7 @@ class ModelBuilder:
             n = self._nodes[name]
             T = (refl if name == root else D4) @ n.T @ D4
             parent = n.parent if name == root else name_of(n.parent)
-            axis = -D @ n.axis if n.jtype in (REVOLUTE, CYLINDRICAL) else D @ n.axis
+            axis = -D @ n.axis if n.jtype in (REVOLUTE, CYLINDRICAL, HELICAL) else D @ n.axis
             jname = name_of(n.joint_name) if n.moving else None
             lower, upper, rest = n.lower, n.upper, n.rest
             if n.jtype == CYLINDRICAL:  # the slide runs along -D u: q_1 -> -q_1
@@ -375,7 +442,7 @@ class ModelBuilder:
                           mass=n.mass, com=D @ n.com, inertia=D @ n.inertia @ D, lower=lower,
                           upper=upper, velocity=n.velocity, effort=n.effort, armature=n.armature,
                           damping=n.damping, coulomb=n.coulomb, stiffness=n.stiffness, rest=rest,
-                          actuated=n.actuated)
+                          actuated=n.actuated, pitch=-n.pitch)  # a mirrored screw turns the other way
             new.append(name_of(name))
         members = set(limb)
         for fname, parent, P, kind in list(self._frames):
@@ -471,9 +538,9 @@ class ModelBuilder:
             jtype[i], axis[i] = n.jtype, n.axis
             Xtree[i] = anchor[n.parent][1] @ n.T
             nq_j[i], nv_j[i] = NQ[n.jtype], NV[n.jtype]
-            kinds.append("free" if n.jtype == FREE else ("spherical" if n.jtype == SPHERICAL else n.kind))  # aliases
+            kinds.append({FREE: "free", SPHERICAL: "spherical", HELICAL: "helical"}.get(n.jtype, n.kind))  # aliases
             jnames.append(n.joint_name)
-            S.append(motion_subspace(n.jtype, n.axis))
+            S.append(motion_subspace(n.jtype, n.axis, getattr(n, 'pitch', 0.0)))
         bad = [order[i] for i in range(2, nb + 1) if jtype[i] == FREE and self._nodes[order[i]].parent != "world"]
         if bad:
             raise ModelError(self._where(f"a free (floating) joint moves a body relative to the world: its parent "

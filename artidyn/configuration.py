@@ -11,7 +11,7 @@ import numpy as np
 
 from .checks import MAX_STATE, as_model, check_object_array
 from .errors import InputError, ShapeError
-from .joints import CYLINDRICAL, FREE, SPHERICAL
+from .joints import CYLINDRICAL, FREE, HELICAL, SPHERICAL
 from .model import Model
 from .spatial._num import cross
 from .spatial.motion import cross_motion, homogeneous
@@ -125,7 +125,7 @@ def integrate(model: Model, q: ArrayLike, v: ArrayLike) -> Array:
     """q (+) v: the configuration reached from ``q`` by following the velocity ``v`` for unit time.
 
     Spherical joints: R' = R exp(omega); free joint: T' = T exp6([omega; v]) (body frame), as in
-    pinocchio. Flat joints (revolute, prismatic, cylindrical): q + v.
+    pinocchio. Flat joints (revolute, prismatic, cylindrical, helical): q + v.
     """
     Q, single = as_q(model, q)
     V, single_v = as_batch(model, v, "v", "nv")
@@ -194,7 +194,7 @@ def random_configuration(model: Model, rng: int | np.random.Generator | None = N
 
     Unlimited revolute joints: uniform in [-pi, pi]; unlimited prismatic: [-1, 1] m (a joint
     limited on one side only: a window of width 2 pi or 2 m from that limit; a cylindrical joint
-    as a revolute then a prismatic one); floating
+    as a revolute then a prismatic one, a helical joint as a revolute one); floating
     base: position uniform in [-position_bound, position_bound]^3, orientation a uniform random
     unit quaternion; spherical: uniform unit quaternion. ``size`` gives a batch (size, nq).
     """
@@ -212,7 +212,8 @@ def random_configuration(model: Model, rng: int | np.random.Generator | None = N
         else:
             for j in range(model.nq_joint[i]):
                 lo, hi = model.lower[iq + j], model.upper[iq + j]
-                turns = model.joint_kind[i] in ("revolute", "continuous") or (t == CYLINDRICAL and j == 0)
+                turns = (model.joint_kind[i] in ("revolute", "continuous") or (t == CYLINDRICAL and j == 0)
+                         or t == HELICAL)
                 default = np.pi if turns else 1.0
                 if np.isfinite(lo) != np.isfinite(hi):  # one-sided limit: a window of width 2 default
                     lo, hi = (lo, lo + 2 * default) if np.isfinite(lo) else (hi - 2 * default, hi)

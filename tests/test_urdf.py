@@ -331,7 +331,6 @@ TOPOLOGY = {
     "duplicate link": (robot(LINK.format(n="a"), LINK.format(n="a")), '<link name="a"', "duplicate link name 'a'"),
     "duplicate joint": (robot(LINK.format(n="a"), LINK.format(n="b"), LINK.format(n="c"), joint("j", "a", "b"), joint("j", "a", "c")),
                         '<joint name="j"', "duplicate joint name 'j'"),
-    "planar": (robot(LINK.format(n="a"), LINK.format(n="b"), joint("p", "a", "b", "planar", "")), '<joint name="p"', "planar"),
     "zero axis": (robot(LINK.format(n="a"), LINK.format(n="b"), joint("j", "a", "b", extra='<axis xyz="0 0 0"/>')), '<joint name="j"', "zero"),
     "lower > upper": (robot(LINK.format(n="a"), LINK.format(n="b"), joint("j", "a", "b", extra='<limit lower="1" upper="-1" effort="1" velocity="1"/>')),
                       '<joint name="j"', "lower limit"),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..joints import CYLINDRICAL, FREE, PRISMATIC, REVOLUTE
+from ..joints import CYLINDRICAL, FREE, HELICAL, PRISMATIC, REVOLUTE
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,9 @@ def support_chain(model, frame):
     # prismatic entry on the same axis (the second at the first's frame: identity placement)
     entries = []  # (body, joint code, placement in the parent, first q / v entry of the joint)
     for b in bodies:
+        if model.joint_type[b] == HELICAL:
+            raise InputError(f"inverse kinematics: {model.describe_joint(b)} moves frame '{f.name}'; the IK "
+                             f"solvers do not handle helical joints yet")
         if model.joint_type[b] == CYLINDRICAL:
             entries += [(b, REVOLUTE, model.joint_placement[b], 0), (b, PRISMATIC, np.eye(4), 1)]
         else:

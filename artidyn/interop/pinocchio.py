@@ -31,7 +31,7 @@ Jacobian columns use it on both axes. Every converter takes one vector ``(n,)`` 
 import numpy as np
 
 from ..errors import InputError, ModelError, ShapeError
-from ..joints import CYLINDRICAL, FREE, PRISMATIC, REVOLUTE, SPHERICAL
+from ..joints import CYLINDRICAL, FREE, HELICAL, PRISMATIC, REVOLUTE, SPHERICAL, pitch_of
 
 BIG = 1e300     # pinocchio's "no limit" is the largest double; artidyn's is inf
 
@@ -87,6 +87,11 @@ def _joint_model(pin, model, i):
         comp.addJoint(pin.JointModelRevoluteUnaligned(axis))
         comp.addJoint(pin.JointModelPrismaticUnaligned(axis))
         return comp
+    if jt == HELICAL:           # pinocchio >= 3: the slide is pitch * angle, as here
+        if not hasattr(pin, "JointModelHelicalUnaligned"):
+            raise InputError(f"to_pinocchio: {model.describe_joint(i)} is helical; pinocchio {pin.__version__} "
+                             f"has no helical joint (pinocchio >= 3 has)")
+        return pin.JointModelHelicalUnaligned(axis, pitch_of(jt, model.S[i]))
     raise InputError(f"to_pinocchio: {model.describe_joint(i)} has no pinocchio counterpart")
 
 
@@ -102,7 +107,8 @@ def to_pinocchio(model):
     Frames: each artidyn body and lumped link becomes a BODY frame, each operational frame an
     OP_FRAME, each joint a JOINT frame; the world's own inertia (fixed links lumped into the world)
     is ``inertias[0]``. Continuous joints become pinocchio's unbounded joints (q = (cos, sin)),
-    cylindrical ones a composite (revolute, prismatic). Use :class:`Converter` for states.
+    cylindrical ones a composite (revolute, prismatic), helical ones pinocchio's helical joint;
+    planar and universal joints, chains of 1-dof joints here, stay such chains. Use :class:`Converter` for states.
     Raises InputError without pinocchio, or for a joint pinocchio's Python API cannot build.
     """
     pin = _pin()
@@ -172,6 +178,8 @@ def _joint_kind(pin, jm, name):
     if s in ("JointModelRevoluteUnaligned", "JointModelPrismaticUnaligned", "JointModelRevoluteUnboundedUnaligned"):
         kind = {"JointModelRevoluteUnaligned": "revolute", "JointModelPrismaticUnaligned": "prismatic"}.get(s, "continuous")
         return kind, tuple(np.array(jm.extract().axis, dtype=float))
+    if s == "JointModelHelicalUnaligned":
+        return "helical", tuple(np.array(jm.extract().axis, dtype=float))
     if s == "JointModelComposite":
         comp = jm.extract()
         subs = [j.shortname() for j in comp.joints]
@@ -181,7 +189,8 @@ def _joint_kind(pin, jm, name):
             if np.allclose(a, b) and same:
                 return "cylindrical", tuple(a)
     raise InputError(f"from_pinocchio: joint '{name}' is a pinocchio {s}, which artidyn has no joint type for "
-                     f"(known: revolute, continuous, prismatic, spherical, free flyer, and a cylindrical composite)")
+                     f"(known: revolute, continuous, prismatic, helical, spherical, free flyer, and a cylindrical "
+                     f"composite)")
 
 
 def _body_names(pin, pm):
@@ -213,7 +222,8 @@ def from_pinocchio(pin_model, name=None):
     Body names are those of the BODY frame at each joint (a URDF link name), else
     ``"<joint>_body"``. Continuous (unbounded) joints take one angle. The inertia of the universe
     (pinocchio's joint 0) is not kept. Raises InputError without pinocchio or for a joint type
-    artidyn lacks (planar, helical, universal, mimic ...).
+    artidyn has no single joint for (planar, universal: chains here, see :mod:`artidyn.joints`;
+    mimic ...).
     """
     pin = _pin()
     from ..builder import ModelBuilder
@@ -230,7 +240,7 @@ def from_pinocchio(pin_model, name=None):
         iq, iv, nv = jm.idx_q, jm.idx_v, jm.nv
         vs = slice(iv, iv + nv)
         lower = upper = None
-        if kind in ("revolute", "prismatic", "cylindrical"):
+        if kind in ("revolute", "prismatic", "cylindrical", "helical"):
             lower = _unbounded(pm.lowerPositionLimit[iq:iq + jm.nq])
             upper = _unbounded(pm.upperPositionLimit[iq:iq + jm.nq])
         I = pm.inertias[jid]
@@ -240,7 +250,8 @@ def from_pinocchio(pin_model, name=None):
                    com=np.array(I.lever), inertia=np.array(I.inertia), lower=lower, upper=upper,
                    velocity=_unbounded(vel[vs]), effort=_unbounded(eff[vs]),
                    armature=np.array(pm.armature[vs]), damping=np.array(pm.damping[vs]),
-                   coulomb=np.array(fric[vs]), actuated=kind != "free")
+                   coulomb=np.array(fric[vs]), actuated=kind != "free",
+                   pitch=float(jm.extract().pitch) if kind == "helical" else 0.0)
     taken = set(names.values()) | {world}
     for f in pm.frames:
         if f.name in taken or f.type not in (pin.FrameType.BODY, pin.FrameType.OP_FRAME):

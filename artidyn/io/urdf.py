@@ -25,7 +25,11 @@ What is read (URDF spec, http://wiki.ros.org/urdf/XML):
   ``collisions=False`` skips all this (reported as ignored).
 * ``<joint>``: revolute, continuous (an unbounded revolute, nq = 1), prismatic, fixed (the child
   is lumped into its parent by the builder and stays a frame of kind "link"), floating (a free
-  joint, only between the root link and its child). ``planar`` is refused (ModelError).
+  joint, only between the root link and its child), planar (``<axis>`` is the plane normal; q =
+  [x, y, theta] in-plane translations then the rotation about the normal, built as two
+  prismatic joints and a revolute one ``<name>_x``, ``<name>_y``, ``<name>_theta`` through
+  massless links ``<child>__x``, ``<child>__y``: see :mod:`artidyn.joints`; its ``<limit>`` is
+  ignored, reported).
   ``<origin>``, ``<axis>`` (default (1, 0, 0), reported), ``<limit>`` (missing lower/upper: 0 as
   the spec says; missing velocity/effort: none; missing ``<limit>`` on revolute/prismatic: no
   limits; all reported), ``<dynamics damping friction>`` (viscous and Coulomb friction).
@@ -35,7 +39,8 @@ What is read (URDF spec, http://wiki.ros.org/urdf/XML):
   :func:`artidyn.constraints.from_model` gives the :class:`~artidyn.constraints.Coupling`
   to impose it. A mimic that cannot be a coupling (on a fixed joint, as in reduced models, or
   naming an unknown, non-1-dof or its own joint; real files have both) is only reported, with
-  the reason.
+  the reason. ``load_urdf(..., mimic="reduce")`` eliminates the mimicking joints instead
+  (reduced coordinates, :mod:`artidyn.reduced`); ``mimic="ignore"`` drops the tags.
 * Everything else (transmission, gazebo, material, sensor, safety_controller, calibration,
   unknown tags and attributes) is reported once per kind (kind "ignored") in
   ``model.load_report``. ``strict=True`` raises ParseError on the first default applied, item
@@ -76,7 +81,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..builder import ModelBuilder
-from ..errors import ModelError, ParseError, PlausibilityWarning
+from ..errors import InputError, ModelError, ParseError, PlausibilityWarning
 from ..geometry import Box, Capsule, Cylinder, Mesh, Sphere
 from ..model import ConstraintSpec
 from .mesh_paths import resolve_mesh
@@ -85,6 +90,7 @@ from .urdf_reader import UrdfReader, repaired_inertia  # noqa: F401
 
 if TYPE_CHECKING:
     from os import PathLike
+    from ..reduced import MimicReduced
 
     from numpy.typing import ArrayLike
 
@@ -126,7 +132,7 @@ def _add_body(builder, reader, el, **kw):
         raise ModelError(f"{reader.where(el)}: {msg}") from None
 
 
-def _mimic_specs(reader, joints):
+def _mimic_specs(reader, joints, mode="constraint"):
     """A coupling ConstraintSpec for each usable ``<mimic>``: q_joint = multiplier q_mimicked + offset.
 
     Each mimic gets a note of kind "ignored" (the tree does not apply it; ``strict=True`` raises):
@@ -154,6 +160,16 @@ def _mimic_specs(reader, joints):
                    f"prismatic joint)")
         if why:
             reader.note("ignored", el, f"joint '{name}'", head + f"not modelled: {why}")
+            continue
+        if mode == "ignore":
+            reader.note("info", el, f"joint '{name}'", head + "ignored (mimic='ignore'): the joint is an "
+                        "independent degree of freedom")
+            continue
+        if mode == "reduce":
+            reader.note("info", el, f"joint '{name}'", head + "eliminated (mimic='reduce'): no coordinate of its "
+                        "own in the reduced model")
+            specs.append(ConstraintSpec("coupling", joint_a=name, joint_b=other, ratio=r, offset=o,
+                                        where=f"joint '{name}' <mimic> (line {el.line})"))
             continue
         reader.note("ignored", el, f"joint '{name}'", head + "not applied to the tree, the joint stays an "
                     "independent degree of freedom; declared as a Coupling constraint in model.constraint_specs "
@@ -232,7 +248,8 @@ class InertiaRepairWarning(UserWarning):
 
 
 def load_urdf(path: str | PathLike[str], floating_base: bool = False, strict: bool = False,
-              gravity: ArrayLike = (0.0, 0.0, -9.81), repair: bool = True, collisions: bool = True) -> Model:
+              gravity: ArrayLike = (0.0, 0.0, -9.81), repair: bool = True, collisions: bool = True,
+              mimic: str = "constraint") -> Model | MimicReduced:
     """Read a URDF file (or URDF text) into a :class:`artidyn.Model`.
 
     Parameters
@@ -258,6 +275,14 @@ def load_urdf(path: str | PathLike[str], floating_base: bool = False, strict: bo
     collisions : bool, default True
         Read ``<collision>`` shapes into ``model.collisions`` (mesh files are read: with meshes,
         loading takes longer the first time). False: reported as ignored, ``model.collisions`` empty.
+    mimic : {"constraint", "reduce", "ignore"}, default "constraint"
+        ``<mimic>`` tags. "constraint": each usable one is a coupling ``q = r q_j + o`` in
+        ``model.constraint_specs`` (:func:`artidyn.constraints.from_model` imposes it; the tree
+        keeps the joint as a coordinate). "reduce": the mimicking joints are eliminated: returns a
+        :class:`artidyn.reduced.MimicReduced` (its ``full`` is the tree model, with the couplings
+        in ``constraint_specs``) whose q, v hold the independent coordinates only and whose
+        ``rnea``, ``aba``, ``crba``, ... are the projected equations. "ignore": every mimic is
+        dropped (a note each), the joints are independent.
 
     Raises
     ------
@@ -298,12 +323,14 @@ def load_urdf(path: str | PathLike[str], floating_base: bool = False, strict: bo
         _add_body(builder, reader, j["el"], name=n, parent=j["parent"], joint=j["kind"], joint_name=j["name"],
                   axis=j["axis"], xyz=j["xyz"], rpy=j["rpy"], lower=j["lower"], upper=j["upper"],
                   velocity=j["velocity"], effort=j["effort"], damping=j["damping"], coulomb=j["coulomb"], **inertia)
-        if j["kind"] in ("revolute", "continuous", "prismatic") and abs(np.linalg.norm(j["axis"]) - 1) > 1e-6:
+        if j["kind"] in ("revolute", "continuous", "prismatic", "planar") and abs(np.linalg.norm(j["axis"]) - 1) > 1e-6:
             reader.notes.append(("info", f"joint '{j['name']}'", f"axis {j['axis'].tolist()} normalised", j["el"].line))
     if rotated:
         reader.notes.append(("info", "links", f"{len(rotated)} link(s) with a rotated inertial frame (e.g. "
                              f"'{rotated[0]}'): inertia rotated into the link axes", links[rotated[0]]["el"].line))
-    builder.constraint_specs = _mimic_specs(reader, joints)
+    if mimic not in ("constraint", "reduce", "ignore"):
+        raise InputError(f"load_urdf: mimic must be 'constraint', 'reduce' or 'ignore', got {mimic!r}")
+    builder.constraint_specs = _mimic_specs(reader, joints, mimic)
     if collisions:
         base_dir = pathlib.Path(source).parent if source != "<string>" else pathlib.Path.cwd()
         _collisions(builder, reader, links, order, base_dir)
@@ -323,6 +350,9 @@ def load_urdf(path: str | PathLike[str], floating_base: bool = False, strict: bo
         warnings.warn(f"{source}: physically invalid inertial data repaired on {len(repaired)} link(s) "
                       f"({', '.join(repaired[:4])}{' ...' if len(repaired) > 4 else ''}); see model.load_report, "
                       f"or load with repair=False to refuse such data", InertiaRepairWarning, stacklevel=2)
+    if mimic == "reduce":
+        from ..reduced import reduce_mimic
+        return reduce_mimic(model)
     return model
 
 

@@ -16,7 +16,7 @@ from ..spatial.rotations import rpy_to_matrix
 from .safexml import XACRO_HINT, xml_number
 
 JOINT_KINDS = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic",
-               "fixed": "fixed", "floating": "free"}
+               "fixed": "fixed", "floating": "free", "planar": "planar"}
 # attributes read, per element tag; anything else is reported as ignored
 _ATTRS = {"robot": {"name"}, "link": {"name"}, "joint": {"name", "type"}, "origin": {"xyz", "rpy"},
           "mass": {"value"}, "inertia": {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"},
@@ -262,11 +262,8 @@ class UrdfReader:
         what = f"joint '{name}': "
         self.check_attrs(el)
         jtype = el.attrib.get("type")
-        if jtype == "planar":
-            raise self.error(el, f"{what}planar joints are not supported (replace it by two prismatic "
-                                 f"joints and a revolute joint)", ModelError)
         if jtype not in JOINT_KINDS:
-            raise self.error(el, f"{what}unknown joint type {jtype!r} (known: {', '.join(JOINT_KINDS)}, planar)")
+            raise self.error(el, f"{what}unknown joint type {jtype!r} (known: {', '.join(JOINT_KINDS)})")
         rec = {"name": name, "el": el, "kind": JOINT_KINDS[jtype], "damping": 0.0, "coulomb": 0.0,
                "lower": None, "upper": None, "velocity": None, "effort": None, "axis": np.array([1.0, 0, 0])}
         for tag in ("parent", "child"):
@@ -276,14 +273,14 @@ class UrdfReader:
             self.check_attrs(c)
             rec[tag] = self.name(c, "link")
         rec["xyz"], rec["rpy"] = self.origin(el, what)
-        moving = rec["kind"] in ("revolute", "continuous", "prismatic")
+        moving = rec["kind"] in ("revolute", "continuous", "prismatic", "planar")
         for c in el.children:
             if c.tag in ("parent", "child", "origin"):
                 continue
             if c.tag == "axis" and moving:
                 self.check_attrs(c)
                 rec["axis"] = self.floats(c, "xyz", 3, (1, 0, 0), what, MAX_LENGTH)
-            elif c.tag == "limit" and moving:
+            elif c.tag == "limit" and moving and rec["kind"] != "planar":
                 self.limit(c, rec, what)
             elif c.tag == "dynamics" and moving:
                 self.check_attrs(c)

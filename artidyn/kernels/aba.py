@@ -18,7 +18,8 @@ import numba as nb
 from .pack import A, ARM, C, COUL, DAMP, DINV, F, GRAVITY, IA, IV, JTYPE, NVJ, PARENT, QN, REST, STIFF, U, UU, V
 from .rnea import subtract_external
 from .spatial import (all_finite, cross_force_add, cross_joint_motion_add, force_to_parent_add, inertia_apply,
-                      inertia_matrix, inertia_to_parent_add, joint_motion, joint_row, joint_transform, motion_to_child)
+                      inertia_matrix, inertia_to_parent_add, joint_motion, joint_transform, motion_to_child, s_add,
+                      s_dot)
 from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, NO_COULOMB, OUT1, VEC, inputs_ok
 
 
@@ -63,11 +64,10 @@ def aba_pass2(B, i, qd, tau, opts):
     """U, D^-1, u of joint i; then what its subtree passes to the parent (I_a, p_a)."""
     t, k, n = int(B[i, JTYPE]), int(B[i, IV]), int(B[i, NVJ])
     for j in range(n):
-        rj = joint_row(t, j)
         for r in range(6):
-            B[i, U + 6 * j + r] = B[i, IA + 6 * r + rj]
+            B[i, U + 6 * j + r] = s_dot(B, i, t, j, IA + 6 * r)
         s = 1.0 if qd[k + j] > 0 else (-1.0 if qd[k + j] < 0 else 0.0)
-        u = tau[k + j] - B[i, F + rj]
+        u = tau[k + j] - s_dot(B, i, t, j, F)
         if B[i, STIFF + j] != 0.0:
             u -= B[i, STIFF + j] * (B[i, QN + j] - B[i, REST + j])
         if opts & FRICTION:
@@ -76,7 +76,7 @@ def aba_pass2(B, i, qd, tau, opts):
                 u -= B[i, COUL + j] * s
         B[i, UU + j] = u
         for jj in range(n):
-            B[i, DINV + 6 * j + jj] = B[i, U + 6 * j + joint_row(t, jj)]
+            B[i, DINV + 6 * j + jj] = s_dot(B, i, t, jj, U + 6 * j)
         B[i, DINV + 7 * j] += B[i, ARM + j]
     if n == 1:
         B[i, DINV] = 1.0 / B[i, DINV]
@@ -156,7 +156,7 @@ def aba_pass3(B, i, qdd):
         for l in range(n):
             x += B[i, DINV + 6 * j + l] * B[0, UU + l]
         qdd[k + j] = x
-        B[i, A + joint_row(t, j)] += x
+        s_add(B, i, t, j, A, x)
 
 
 @nb.njit

@@ -34,9 +34,9 @@ import numpy as np
 from .crba import crba_state, matrix_finite
 from .energy import energy_after_dynamics
 from .kinematics import frame_state, jacobian_state
-from .pack import A, IV, JTYPE, NVJ, P0, PARENT, R0, U, V
+from .pack import A, IV, JTYPE, NVJ, P0, PARENT, PITCH, R0, U, V
 from .rnea import rnea_state
-from .spatial import all_finite, dof_axis, dof_slides
+from .spatial import HELICAL, all_finite, dof_axis, dof_slides
 from .types import BUF, HAS_FEXT, I64, MAT, OUT1, OUT2, OUT3, TEN, VEC, inputs_ok
 
 F64 = nb.float64
@@ -180,6 +180,11 @@ def add_jacobian(B, body, T, sign, Jst, r0, o):
                 Jst[r0 + 3 - o, k + j] += u1 * d2 - u2 * d1
                 Jst[r0 + 4 - o, k + j] += u2 * d0 - u0 * d2
                 Jst[r0 + 5 - o, k + j] += u0 * d1 - u1 * d0
+                if t == HELICAL:  # the screw's slide: + p u
+                    h = B[l, PITCH]
+                    Jst[r0 + 3 - o, k + j] += h * u0
+                    Jst[r0 + 4 - o, k + j] += h * u1
+                    Jst[r0 + 5 - o, k + j] += h * u2
         l = int(B[l, PARENT])
 
 

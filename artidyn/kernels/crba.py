@@ -15,8 +15,8 @@ world placements, IA the world composite inertia (13 numbers), U the world twist
 import numba as nb
 
 from .kinematics import placements_state
-from .pack import ARM, IA, IV, JTYPE, MASS, NVJ, P0, PARENT, R0, U
-from .spatial import dof_axis, dof_slides, load_q, rigid_inertia_apply, rigid_inertia_transform_add
+from .pack import ARM, IA, IV, JTYPE, MASS, NVJ, P0, PARENT, PITCH, R0, U
+from .spatial import HELICAL, dof_axis, dof_slides, load_q, rigid_inertia_apply, rigid_inertia_transform_add
 from .types import BUF, OUT2, VEC
 
 
@@ -37,6 +37,11 @@ def world_twists(B, i):
             B[i, o + 3] = p[1] * u[2] - p[2] * u[1]
             B[i, o + 4] = p[2] * u[0] - p[0] * u[2]
             B[i, o + 5] = p[0] * u[1] - p[1] * u[0]
+            if t == HELICAL:  # the screw's slide: + p u
+                h = B[i, PITCH]
+                B[i, o + 3] += h * u[0]
+                B[i, o + 4] += h * u[1]
+                B[i, o + 5] += h * u[2]
 
 
 @nb.njit

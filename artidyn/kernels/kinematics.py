@@ -9,8 +9,8 @@ through o_j, ``[0; u]`` for a translation along u (DESIGN.md: "world" = LOCAL_WO
 """
 import numba as nb
 
-from .pack import P, P0, PARENT, R, R0, RA, IV, JTYPE, NVJ
-from .spatial import dof_axis, dof_slides, joint_transform, load_q
+from .pack import P, P0, PARENT, PITCH, R, R0, RA, IV, JTYPE, NVJ
+from .spatial import HELICAL, dof_axis, dof_slides, joint_transform, load_q
 from .types import BUF, I64, LOCAL, MAT, OUT2, OUT3, VEC
 
 
@@ -72,6 +72,11 @@ def jacobian_state(B, body, Tf, opts, T, J):
                 J[3, k + j] = u1 * d2 - u2 * d1
                 J[4, k + j] = u2 * d0 - u0 * d2
                 J[5, k + j] = u0 * d1 - u1 * d0
+                if t == HELICAL:  # the screw's slide: + p u
+                    h = B[l, PITCH]
+                    J[3, k + j] += h * u0
+                    J[4, k + j] += h * u1
+                    J[5, k + j] += h * u2
         l = int(B[l, PARENT])
     if opts & LOCAL:
         for c in range(J.shape[1]):

@@ -27,12 +27,13 @@ IA, U, DINV    36 x3 work: ABA's articulated inertia I_A, U = I_A S, D^-1 (6x6 r
 UU             6     work: u = tau - S^T p_A
 R0, P0         9, 3  work: world placement
 STIFF, REST    6, 6  joint springs: stiffness and rest position of the joint's dofs (flat joints)
+PITCH          1     helical joints: the pitch p (m/rad), S = [e_z; p e_z] in internal axes; else 0
 =============  ====  ==================================================================================
 
 The single-state kernels use the work columns of the cached table; a batch gives every chunk of
 states its own copy of the table.
 
-Internal frames. Every revolute, prismatic and cylindrical joint axis ``a_i`` becomes the local z axis: the
+Internal frames. Every revolute, prismatic, cylindrical and helical joint axis ``a_i`` becomes the local z axis: the
 internal frame of body i is its body frame turned by ``Ra_i`` (``Ra_i e_z = a_i``, same origin),
 so that ``Rot(a, q) = Ra Rz(q) Ra^T`` and ``S = [e_z; 0]``, ``[0; e_z]`` or both: the kernels need no
 axis and a joint rotation costs four products. Placements and inertias are re-expressed once
@@ -43,7 +44,7 @@ keep ``Ra = 1``.
 """
 import numpy as np
 
-from ..joints import FLAT, FREE, SPHERICAL
+from ..joints import FLAT, FREE, SPHERICAL, pitch_of
 
 # --- column layout of the table ------------------------------------------------------------
 # numpy integers, not Python ints: numba types a Python int constant passed to a compiled helper
@@ -57,7 +58,8 @@ V, A, F, C = np.int64(77), np.int64(83), np.int64(89), np.int64(95)
 IA, U, DINV, UU = np.int64(101), np.int64(137), np.int64(173), np.int64(209)
 R0, P0 = np.int64(215), np.int64(224)
 STIFF, REST = np.int64(227), np.int64(233)
-WIDTH = 239
+PITCH = np.int64(239)
+WIDTH = 240
 GRAVITY = PP  # row 0
 
 
@@ -113,6 +115,7 @@ def pack(model):
         B[i, COUL:COUL + k] = model.coulomb[dofs]
         B[i, STIFF:STIFF + k] = model.stiffness[dofs]
         B[i, REST:REST + k] = model.rest[dofs]
+        B[i, PITCH] = pitch_of(jtype[i], model.S[i])
     return B
 
 

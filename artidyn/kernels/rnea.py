@@ -15,7 +15,7 @@ import numba as nb
 
 from .pack import A, ARM, C, COUL, DAMP, F, GRAVITY, IV, JTYPE, NVJ, PARENT, QN, RA, REST, STIFF, V
 from .spatial import (all_finite, cross_force_add, cross_joint_motion_add, force_to_parent_add, inertia_apply,
-                      joint_motion, joint_row, joint_transform, motion_to_child)
+                      joint_motion, joint_transform, motion_to_child, s_dot)
 from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, OUT1, VEC, inputs_ok
 
 
@@ -55,7 +55,7 @@ def rnea_state(B, qd, qdd, fext, opts, tau):
         # f_i is complete (its children come after it): project it, then pass it on
         t, k = int(B[i, JTYPE]), int(B[i, IV])
         for j in range(int(B[i, NVJ])):
-            x = B[i, F + joint_row(t, j)] + B[i, ARM + j] * qdd[k + j]
+            x = s_dot(B, i, t, j, F) + B[i, ARM + j] * qdd[k + j]
             if B[i, STIFF + j] != 0.0:
                 x += B[i, STIFF + j] * (B[i, QN + j] - B[i, REST + j])
             if opts & FRICTION:

@@ -9,7 +9,8 @@ on tiny arrays into slow generic code). Conventions as :mod:`artidyn.spatial.mot
     A f   = [R mu + p x R f; R f]           force, child -> parent (X^T)
 
 Joint codes as :mod:`artidyn.joints`; revolute, prismatic and cylindrical axes are the internal z
-axis (a cylindrical joint's S is ``[e_z, 0; 0, e_z]``: rows 2 and 5).
+axis (a cylindrical joint's S is ``[e_z, 0; 0, e_z]``: rows 2 and 5; a helical joint's S is
+``[e_z; p e_z]``, p in column PITCH: :func:`s_dot` and :func:`s_add` apply it).
 
 Compilation: helpers that take the table are ``inline="always"`` (a call of a compiled
 function with array arguments costs more than their arithmetic); small helpers on tuples
@@ -22,9 +23,9 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .pack import H, IBAR, IQ, IV, JTYPE, MASS, NQJ, NVJ, P, PP, PR, QN, R
+from .pack import H, IBAR, IQ, IV, JTYPE, MASS, NQJ, NVJ, P, PITCH, PP, PR, QN, R
 
-REVOLUTE, PRISMATIC, SPHERICAL, FREE, CYLINDRICAL = 0, 1, 2, 3, 4
+REVOLUTE, PRISMATIC, SPHERICAL, FREE, CYLINDRICAL, HELICAL = 0, 1, 2, 3, 4, 5
 QUAT_TOL = 1e-6  # as artidyn.spatial.rotations.QUAT_TOL: |q| - 1 allowed before refusing
 
 # sin and cos: x = k pi/2 + r, |r| <= pi/4, then the Taylor series of sin r and cos r (terms up to
@@ -99,13 +100,13 @@ def joint_transform(B, i):
     """(R, p) of row i <- body i in its parent (internal frames): T_up = P_i T_J(q_i).
 
     revolute: ``PR Rz(q)``; prismatic: ``PR``, ``Pp + q PR e_z``; cylindrical: ``PR Rz(q_0)``,
-    ``Pp + q_1 PR e_z``; spherical: ``PR R(quat)``; free: ``PR R(quat)``, ``Pp + PR p``
+    ``Pp + q_1 PR e_z``; helical: ``PR Rz(q)``, ``Pp + p q PR e_z``; spherical: ``PR R(quat)``; free: ``PR R(quat)``, ``Pp + PR p``
     (quaternions (x, y, z, w), already normalised).
     """
     t = int(B[i, JTYPE])
-    if t == REVOLUTE or t == CYLINDRICAL:
+    if t == REVOLUTE or t == CYLINDRICAL or t == HELICAL:
         s, c = sin_cos(B[i, QN])
-        d = B[i, QN + 1] if t == CYLINDRICAL else 0.0
+        d = B[i, QN + 1] if t == CYLINDRICAL else (B[i, PITCH] * B[i, QN] if t == HELICAL else 0.0)
         for r in range(3):
             a0, a1 = B[i, PR + 3 * r], B[i, PR + 3 * r + 1]
             B[i, R + 3 * r] = c * a0 + s * a1
@@ -172,14 +173,34 @@ def joint_row(t, j):
         return 5
     if t == CYLINDRICAL:
         return 2 + 3 * j
+    if t == HELICAL:
+        return 2  # and p times row 5: see s_dot, s_add
     return j
+
+
+@nb.njit(inline="always")
+def s_dot(B, i, t, j, X):
+    """S_ij^T B[i, X]: dof j of body i's joint applied to the 6-vector (or matrix row) at X."""
+    x = B[i, X + joint_row(t, j)]
+    if t == HELICAL:
+        x += B[i, PITCH] * B[i, X + 5]
+    return x
+
+
+@nb.njit(inline="always")
+def s_add(B, i, t, j, Y, x):
+    """B[i, Y] += S_ij x: the motion of dof j of body i's joint for the dof value x."""
+    B[i, Y + joint_row(t, j)] += x
+    if t == HELICAL:
+        B[i, Y + 5] += B[i, PITCH] * x
 
 
 @nb.njit(inline="always")
 def dof_axis(t, j):
     """Column of the internal axes (0, 1, 2 = x, y, z) along or about which dof j of a joint of
-    type t moves: z for revolute, prismatic and cylindrical joints, x, y, z, x, y, z otherwise."""
-    if t == REVOLUTE or t == PRISMATIC or t == CYLINDRICAL:
+    type t moves: z for revolute, prismatic, cylindrical and helical joints, x, y, z, x, y, z
+    otherwise (a helical dof turns about u and slides along it: its twist adds p u, linear part)."""
+    if t == REVOLUTE or t == PRISMATIC or t == CYLINDRICAL or t == HELICAL:
         return 2
     return j % 3
 
@@ -201,6 +222,9 @@ def joint_motion(B, i, x, Y):
     elif t == CYLINDRICAL:
         B[i, Y + 2] = x[k]
         B[i, Y + 5] = x[k + 1]
+    elif t == HELICAL:
+        B[i, Y + 2] = x[k]
+        B[i, Y + 5] = B[i, PITCH] * x[k]
     else:
         for j in range(int(B[i, NVJ])):
             B[i, Y + j] = x[k + j]

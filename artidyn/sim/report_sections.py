@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from ..configuration import difference, within_limits
-from ..joints import CYLINDRICAL, FREE, PRISMATIC, REVOLUTE
+from ..joints import CYLINDRICAL, FREE, HELICAL, PRISMATIC, REVOLUTE
 
 QUINTIC_T = 2.0         # duration of the report's motion (s)
 QUINTIC_SAMPLES = 201
@@ -37,17 +37,17 @@ _METHOD_TEXT = {
 
 
 def report_posture(model, q0):
-    """A posture displaced from ``q0``: every joint angle (revolute, cylindrical) by 0.5 rad, every
+    """A posture displaced from ``q0``: every joint angle (revolute, cylindrical, helical) by 0.5 rad, every
     slide (prismatic, cylindrical) by 0.1 m, inside the limits (towards the middle of the range when
     the step would leave it); quaternions kept."""
     q1 = np.array(q0, dtype=float)
     for i in range(1, model.nb + 1):
         t = model.joint_type[i]
-        if t not in (REVOLUTE, PRISMATIC, CYLINDRICAL):
+        if t not in (REVOLUTE, PRISMATIC, CYLINDRICAL, HELICAL):
             continue
         for j in range(int(model.nq_joint[i])):
             k = int(model.idx_q[i]) + j
-            step = 0.5 if t == REVOLUTE or (t == CYLINDRICAL and j == 0) else 0.1
+            step = 0.5 if t in (REVOLUTE, HELICAL) or (t == CYLINDRICAL and j == 0) else 0.1
             lo, up = float(model.lower[k]), float(model.upper[k])
             target = q0[k] + step if q0[k] + step <= up else q0[k] - step
             if not lo <= target <= up:

@@ -29,7 +29,7 @@ import numpy as np
 import sympy as sp
 
 from ..errors import InputError
-from ..joints import CYLINDRICAL, FREE, PRISMATIC, REVOLUTE, SPHERICAL
+from ..joints import CYLINDRICAL, FREE, HELICAL, PRISMATIC, REVOLUTE, SPHERICAL, pitch_of
 from .expr import SNAP, Emitter, index_tag, num, snap
 
 BODY_NAMES = ("XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M")
@@ -228,7 +228,7 @@ class Context:
     def _RJ(self, i):
         t, a, qs, _, _ = self.joint(i)
         tag = index_tag(i)
-        if t in (REVOLUTE, CYLINDRICAL):
+        if t in (REVOLUTE, CYLINDRICAL, HELICAL):
             return self.rot_axis(a, qs[:1], tag)
         if t == SPHERICAL:
             return self.quat_matrix(qs, tag)
@@ -253,6 +253,9 @@ class Context:
             tJ = [x * self.q[qs[0]] for x in a]
         elif t == CYLINDRICAL:
             tJ = [x * self.q[qs[1]] for x in a]
+        elif t == HELICAL:          # the screw's slide: pitch * angle along the axis
+            h = snap(pitch_of(t, self.model.S[i]))
+            tJ = [x * h * self.q[qs[0]] for x in a]
         elif t == FREE:
             tJ = [self.q[k] for k in qs[:3]]
         if tJ is None:
