@@ -90,11 +90,11 @@ from .urdf_reader import UrdfReader, repaired_inertia  # noqa: F401
 
 if TYPE_CHECKING:
     from os import PathLike
-    from ..reduced import MimicReduced
 
     from numpy.typing import ArrayLike
 
     from .._typing import Model
+    from ..reduced import MimicReduced
 
 MIN_MASS = 1e-6       # kg, given by repair=True to a moving link that carries no mass
 MIN_INERTIA = 1e-9    # kg m^2 (about a 5 cm sphere of MIN_MASS), with MIN_MASS
