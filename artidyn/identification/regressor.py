@@ -27,7 +27,10 @@ Energy regressors (same pi): ``T = y_kin . pi`` with ``T_i = 1/2 v_i . K(v_i) pi
 (gravity only, zero at the world origin; the springs' energy is excluded as above).
 
 Reference code: numpy, loops over bodies never over states, dtype-generic (float64, complex128,
-object arrays of SymPy expressions).
+object arrays of SymPy expressions). :func:`regressor` runs the compiled kernel
+(:mod:`artidyn.kernels.regressor`, single states and parallel batches) for real inputs when the
+kernels are on, and this reference code otherwise (complex, SymPy, ``reference_only()``, or
+inputs the kernel refuses, for which the reference raises the error).
 """
 import numpy as np
 
@@ -133,8 +136,57 @@ def regressor(model, q, v, a):
         entries depend on the model's kinematics (placements, axes, gravity) only, not on its
         inertias or friction.
     """
+    Y = _compiled_regressor(model, q, v, a)
+    if Y is not None:
+        return Y
     Q, (V, A), single = _common.batch_inputs(model, q, v=v, a=a)
     return unbatch(_regressor(model, Q, V, A), single)
+
+
+_MODULES = []
+
+
+def _kernel():
+    """(:mod:`artidyn.kernels.dispatch`, :mod:`artidyn.kernels.regressor`), imported on first use
+    (numba is imported then, not with artidyn)."""
+    if not _MODULES:
+        from ..kernels import dispatch
+        from ..kernels import regressor as kernel
+        _MODULES[:] = [dispatch, kernel]
+    return _MODULES
+
+
+def _compiled_regressor(model, q, v, a):
+    """Y through the compiled kernel, or None: kernels off, inputs that are not real numbers
+    (complex, SymPy objects), or inputs the kernel finds invalid (the reference then raises the
+    error). Single state: one call in the table's own work columns; anything else: the parallel
+    batch, inputs broadcast to a common number of states as the reference does."""
+    dispatch, kernel = _kernel()
+    if not dispatch.kernels_enabled():
+        return None
+    try:
+        B = dispatch._table(model)
+    except AttributeError:      # not a Model: the reference code names the mistake
+        return None
+    try:
+        if q.ndim == 1 and v.ndim == 1 and a.ndim == 1:
+            Y = np.empty((model.nv, n_parameters(model)))
+            return Y if kernel.regressor_single(B, q, v, a, Y) else None
+    except (AttributeError, TypeError):     # lists, scalars, other dtypes: the batch path converts
+        pass
+    Q, single = dispatch._rows(q, model.nq)
+    V, single_v = dispatch._rows(v, model.nv)
+    A, single_a = dispatch._rows(a, model.nv)
+    if Q is None or V is None or A is None:
+        return None
+    N = max(Q.shape[0], V.shape[0], A.shape[0])
+    if any(n not in (1, N) for n in (Q.shape[0], V.shape[0], A.shape[0])):
+        return None
+    Q, V, A = (np.broadcast_to(X, (N, X.shape[1])) for X in (Q, V, A))
+    out = np.empty((N, model.nv, n_parameters(model)))
+    if kernel.regressor_batch(B, Q, V, A, out, dispatch._chunks(N)) != -1:
+        return None
+    return out[0] if single and single_v and single_a else out
 
 
 def _energy_regressors(model, Q, V):
