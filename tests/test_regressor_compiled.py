@@ -135,3 +135,22 @@ def test_complex_and_bad_inputs_go_to_the_reference(counted, models):
         with reference_only(), pytest.raises(ArtidynError) as off:
             regressor(model, q, v, a)
         assert type(on.value) is type(off.value) and str(on.value) == str(off.value)
+
+
+def test_helical_joints_in_the_compiled_regressor():
+    """A screw joint's motion subspace [a; p a] (turn and slide): the kernel equals the reference."""
+    b = ad.ModelBuilder("screws")
+    b.add_body("nut", "world", "helical", axis=(0, 0, 1), pitch=0.01, mass=1.0, com=(0.1, 0, 0),
+               inertia=np.diag([1e-3, 2e-3, 3e-3]))
+    b.add_body("arm", "nut", "revolute", axis=(1, 0, 0), xyz=(0.2, 0, 0), mass=0.5, com=(0, 0.1, 0),
+               inertia=np.diag([1e-3, 1e-3, 1e-3]))
+    b.add_body("tip", "arm", "helical", axis=(0, 1, 0), pitch=-0.02, xyz=(0, 0.3, 0), mass=0.2, com=(0, 0, 0.05),
+               inertia=np.diag([2e-4, 1e-4, 3e-4]))
+    m = b.build()
+    rng = np.random.default_rng(4)
+    Q, V, A = rng.normal(size=(3, 5, m.nv))
+    Y = regressor(m, Q, V, A)
+    with reference_only():
+        Yr = regressor(m, Q, V, A)
+    np.testing.assert_allclose(Y, Yr, rtol=0, atol=1e-11)
+    np.testing.assert_allclose(Y @ model_to_parameters(m), ad.rnea(m, Q, V, A) - ad.spring_torque(m, Q), atol=1e-10)

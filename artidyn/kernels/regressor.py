@@ -27,8 +27,8 @@ VB, AB), U (the twist s), UU (marks j's subtree).
 import numba as nb
 import numpy as np
 
-from .pack import A, C, F, GRAVITY, IA, IV, JTYPE, NVJ, PARENT, RA, U, UU, V
-from .spatial import (all_finite, cross_joint_motion_add, joint_motion, joint_row, joint_transform, load_q,
+from .pack import A, C, F, GRAVITY, IA, IV, JTYPE, NVJ, PARENT, PITCH, RA, U, UU, V
+from .spatial import (HELICAL, all_finite, cross_joint_motion_add, joint_motion, joint_row, joint_transform, load_q,
                       motion_to_child)
 from .types import BUF, I64, MAT, OUT2, OUT3, VEC
 
@@ -127,6 +127,8 @@ def regressor_state(B, qd, qdd, Y):
             for r in range(6):
                 B[j, U + r] = 0.0
             B[j, U + joint_row(t, d)] = 1.0       # S_k, internal axes of body j
+            if t == HELICAL:                      # [e_z; p e_z]
+                B[j, U + 5] = B[j, PITCH]
             B[j, MARK] = 1.0
             for i in range(j, nb1):
                 if i > j:
