@@ -48,6 +48,8 @@ returned there too).
 ABA derivatives (same paper, section IV): with a = aba(q, v, tau),
 ``da/dq = -M^-1 dtau/dq(q, v, a)``, ``da/dv = -M^-1 dtau/dv(q, v, a)``, ``da/dtau = M^-1``.
 The code is dtype-generic (float64, complex128 for complex-step checks, SymPy object arrays).
+Float inputs (one state or a batch) run the compiled twin, :mod:`artidyn.kernels.derivatives`
+(tests/test_derivatives_compiled.py holds the two equal); anything else runs the code below.
 """
 from __future__ import annotations
 
@@ -60,6 +62,7 @@ from ..kinematics.placements import _placements_from
 from ..spatial._num import matvec, result_dtype
 from ..spatial.motion import crf, crm, force_apply, inertia_transform, motion_apply, skew
 from . import _common
+from . import _derivatives_kernels as _kernels
 from .aba import _aba
 
 if TYPE_CHECKING:
@@ -219,6 +222,9 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_e
     -------
     RneaDerivatives(dtau_dq, dtau_dv, M), each (nv, nv) or (N, nv, nv).
     """
+    out = _kernels.derivatives(model, _kernels.RNEA_D, q, v, a, f_ext, friction)  # None: reference below
+    if out is not None:
+        return RneaDerivatives._make(out)
     Q, (V, A), single = _common.batch_inputs(model, q, v=v, a=a)
     F = _common.external_forces(model, f_ext, Q.shape[0])
     return RneaDerivatives(*(unbatch(x, single) for x in _rnea_derivatives(model, Q, V, A, F, friction)))
@@ -260,6 +266,9 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_
     -------
     AbaDerivatives(da_dq, da_dv, Minv), each (nv, nv) or (N, nv, nv).
     """
+    out = _kernels.derivatives(model, _kernels.ABA_D, q, v, tau, f_ext, friction)  # None: reference below
+    if out is not None:
+        return AbaDerivatives._make(out)
     Q, (V, Tau), single = _common.batch_inputs(model, q, v=v, tau=tau)
     F = _common.external_forces(model, f_ext, Q.shape[0])
     return AbaDerivatives(*(unbatch(x, single) for x in _aba_derivatives(model, Q, V, Tau, F, friction)))

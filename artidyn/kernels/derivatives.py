@@ -1,0 +1,407 @@
+"""Compiled analytical derivatives of RNEA and ABA, one state or a batch.
+
+Mirrors :mod:`artidyn.dynamics.derivatives` (Carpentier & Mansard, "Analytical Derivatives of
+Rigid Body Dynamics Algorithms", RSS 2018): every quantity in the WORLD frame, about the world
+origin, the motion subspace of dof k being its world twist ``s_k`` (:func:`.crba.world_twists`)::
+
+    forward (1 .. nb):  v_i = v_p + sum s_k qd_k;  a_i = a_p + sum s_k qdd_k + v_i x vJ_i
+                        dV_k = v_p x s_k;  dA_k = a_p x s_k + v_p x dV_k;  dAv_k = dV_k + v_i x s_k
+                        I_i (world), h_i = I_i v_i, f_i = I_i a_i + v_i x* h_i - f_ext_i
+                        Idot_i = v_i x* I_i - I_i v_i x
+    backward (nb .. 1): the subtree sums I^C, Idot^C, h^C, f^C of i are complete; with
+                        B^C x = Idot^C x + x x* h^C  (the reference's B^C = sum of B_i, as
+                        f x-bar* v = v x* f is linear in f) and per dof k of joint i
+                        zI = I^C s_k,  zB = B^C^T s_k = Idot^C s_k - s_k x* h^C:
+        columns c on the path root..i:   dtau_k/dq_c = zB.dV_c + zI.dA_c
+                                         dtau_k/dv_c = zB.s_c + zI.dAv_c;   M_kc = M_ck = zI.s_c
+        rows c of the strict ancestors:  dtau_c/dq_k = s_c.(s_k x* f^C + B^C dV_k + I^C dA_k)
+                                         dtau_c/dv_k = s_c.(B^C s_k + I^C dAv_k)
+
+``Idot_i`` (the rate of the world inertia of a body moving with the twist [w; u]) is again of
+the rigid-body form with zero mass: first moment ``w x c + m u``, rotational part
+``[w] Ibar - Ibar [w] - (c u^T + u c^T) + 2 (u.c) 1`` (c the first moment); both sums are
+stored as 13 numbers (m, c, Ibar) and applied by :func:`.spatial.rigid_inertia_apply`.
+Then ``diag(stiffness)``, ``diag(damping)`` (friction on) and ``diag(armature)``.
+
+ABA: ``a = aba(q, v, tau)`` (:func:`.aba.aba_state`; the division by a zero pivot of a singular
+M raises inside the kernel and is caught there), the derivatives above at (q, v, a), ``M = U D
+U^T`` by the tree-sparse factorisation (:func:`.constrained.utdu`), then
+``da/dq = -M^-1 dtau/dq``, ``da/dv = -M^-1 dtau/dv``, ``Minv = M^-1`` by row-wise solves that
+touch only the ancestor pattern (Featherstone, "Rigid Body Dynamics Algorithms", sec. 6.5).
+
+Entry points return a code (``OK``, ``BAD_INPUT``: sizes, NaN, quaternion, non-finite result;
+``SINGULAR``: M not positive definite); the Python side then runs the reference code.
+Results: ``out`` (3, nv, nv) (single) or (3, N, nv, nv) (batch): dtau/dq, dtau/dv, M or
+da/dq, da/dv, M^-1.
+"""
+import numba as nb
+import numpy as np
+
+from .aba import aba_state
+from .constrained import dof_parents, subtree_sizes, utdu
+from .crba import world_twists
+from .kinematics import body_rotation, placements_state
+from .pack import ARM, DAMP, GRAVITY, IA, IV, MASS, NVJ, P0, PARENT, R0, STIFF, U
+from .spatial import all_finite, rigid_inertia_apply, rigid_inertia_transform_add
+from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, OUT3, OUT4, TEN, VEC, inputs_ok
+
+OK, BAD_INPUT, SINGULAR = 0, 1, 2
+RNEA_D, ABA_D = 0, 1
+# per-body work columns of W: world v, a; subtree sums of f, h (momentum), I (13), Idot (13)
+WV, WA, WF, WH, WI, WD = 0, 6, 12, 18, 24, 37
+WWIDTH = 50
+# per-dof work columns of S: world twist s, dV, dA, dAv
+DS, DV, DA, DW = 0, 6, 12, 18
+
+
+# --- 6-vectors as tuples -----------------------------------------------------------------------
+
+@nb.njit(inline="always")
+def row6(X, i, o):
+    return X[i, o], X[i, o + 1], X[i, o + 2], X[i, o + 3], X[i, o + 4], X[i, o + 5]
+
+
+@nb.njit(inline="always")
+def put6(X, i, o, x):
+    X[i, o], X[i, o + 1], X[i, o + 2], X[i, o + 3], X[i, o + 4], X[i, o + 5] = x
+
+
+@nb.njit(inline="always")
+def crm(m, x):
+    """m x x (motion cross product): [w x a; w x b + v x a]."""
+    return (m[1] * x[2] - m[2] * x[1], m[2] * x[0] - m[0] * x[2], m[0] * x[1] - m[1] * x[0],
+            m[1] * x[5] - m[2] * x[4] + m[4] * x[2] - m[5] * x[1],
+            m[2] * x[3] - m[0] * x[5] + m[5] * x[0] - m[3] * x[2],
+            m[0] * x[4] - m[1] * x[3] + m[3] * x[1] - m[4] * x[0])
+
+
+@nb.njit(inline="always")
+def crf(m, f):
+    """m x* f (force cross product): [w x n + v x f; w x f]."""
+    return (m[1] * f[2] - m[2] * f[1] + m[4] * f[5] - m[5] * f[4],
+            m[2] * f[0] - m[0] * f[2] + m[5] * f[3] - m[3] * f[5],
+            m[0] * f[1] - m[1] * f[0] + m[3] * f[4] - m[4] * f[3],
+            m[1] * f[5] - m[2] * f[4], m[2] * f[3] - m[0] * f[5], m[0] * f[4] - m[1] * f[3])
+
+
+@nb.njit(inline="always")
+def add6(x, y):
+    return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5]
+
+
+@nb.njit(inline="always")
+def sub6(x, y):
+    return x[0] - y[0], x[1] - y[1], x[2] - y[2], x[3] - y[3], x[4] - y[4], x[5] - y[5]
+
+
+@nb.njit(inline="always")
+def dot6(x, y):
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
+
+
+@nb.njit(inline="always")
+def dot6r(X, k, o, y):
+    """X[k, o:o+6] . y"""
+    return (X[k, o] * y[0] + X[k, o + 1] * y[1] + X[k, o + 2] * y[2] + X[k, o + 3] * y[3]
+            + X[k, o + 4] * y[4] + X[k, o + 5] * y[5])
+
+
+# --- passes ------------------------------------------------------------------------------------
+
+@nb.njit(inline="always")
+def world_external(B, i, fext):
+    """f_ext of body i (body axes, about its origin) in world axes about the world origin."""
+    n0 = n1 = n2 = g0 = g1 = g2 = 0.0
+    for c in range(3):
+        e0, e1, e2 = body_rotation(B, i, 0, c), body_rotation(B, i, 1, c), body_rotation(B, i, 2, c)
+        n0 += e0 * fext[i, c]
+        n1 += e1 * fext[i, c]
+        n2 += e2 * fext[i, c]
+        g0 += e0 * fext[i, 3 + c]
+        g1 += e1 * fext[i, 3 + c]
+        g2 += e2 * fext[i, 3 + c]
+    p0, p1, p2 = B[i, P0], B[i, P0 + 1], B[i, P0 + 2]
+    return n0 + p1 * g2 - p2 * g1, n1 + p2 * g0 - p0 * g2, n2 + p0 * g1 - p1 * g0, g0, g1, g2
+
+
+@nb.njit(inline="always")
+def inertia_rate(W, i, v):
+    """W[i, WD:WD+13] <- Idot_i = v x* I - I v x for the world inertia W[i, WI:WI+13]."""
+    w0, w1, w2, u0, u1, u2 = v
+    c0, c1, c2 = W[i, WI + 1], W[i, WI + 2], W[i, WI + 3]
+    m = W[i, WI]
+    W[i, WD] = 0.0
+    W[i, WD + 1] = w1 * c2 - w2 * c1 + m * u0
+    W[i, WD + 2] = w2 * c0 - w0 * c2 + m * u1
+    W[i, WD + 3] = w0 * c1 - w1 * c0 + m * u2
+    b = WI + 4
+    # C = [w] Ibar (row r of [w] times the columns of Ibar)
+    C = (w1 * W[i, b + 6] - w2 * W[i, b + 3], w1 * W[i, b + 7] - w2 * W[i, b + 4], w1 * W[i, b + 8] - w2 * W[i, b + 5],
+         w2 * W[i, b] - w0 * W[i, b + 6], w2 * W[i, b + 1] - w0 * W[i, b + 7], w2 * W[i, b + 2] - w0 * W[i, b + 8],
+         w0 * W[i, b + 3] - w1 * W[i, b], w0 * W[i, b + 4] - w1 * W[i, b + 1], w0 * W[i, b + 5] - w1 * W[i, b + 2])
+    c = (c0, c1, c2)
+    u = (u0, u1, u2)
+    uc2 = 2.0 * (u0 * c0 + u1 * c1 + u2 * c2)
+    for r in range(3):
+        for s in range(3):
+            x = C[3 * r + s] + C[3 * s + r] - c[r] * u[s] - u[r] * c[s]
+            if r == s:
+                x += uc2
+            W[i, WD + 4 + 3 * r + s] = x
+
+
+@nb.njit
+def forward_pass(B, W, S, qd, qdd, fext, opts):
+    """World v, a, twists, dV, dA, dAv (S rows per dof), I, Idot, h, f (W rows per body)."""
+    nb1 = B.shape[0]
+    placements_state(B, nb1 - 1)
+    for r in range(6):
+        W[0, WV + r] = 0.0
+        W[0, WA + r] = 0.0
+    for r in range(3):
+        W[0, WA + 3 + r] = -B[0, GRAVITY + r]
+    for i in range(1, nb1):
+        p, k0, n = int(B[i, PARENT]), int(B[i, IV]), int(B[i, NVJ])
+        world_twists(B, i)
+        vp, ap = row6(W, p, WV), row6(W, p, WA)
+        vJ = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        aJ = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        for j in range(n):
+            s = row6(B, i, U + 6 * j)
+            x, y = qd[k0 + j], qdd[k0 + j]
+            vJ = (vJ[0] + s[0] * x, vJ[1] + s[1] * x, vJ[2] + s[2] * x, vJ[3] + s[3] * x, vJ[4] + s[4] * x,
+                  vJ[5] + s[5] * x)
+            aJ = (aJ[0] + s[0] * y, aJ[1] + s[1] * y, aJ[2] + s[2] * y, aJ[3] + s[3] * y, aJ[4] + s[4] * y,
+                  aJ[5] + s[5] * y)
+        v = add6(vp, vJ)
+        a = add6(add6(ap, aJ), crm(v, vJ))
+        put6(W, i, WV, v)
+        put6(W, i, WA, a)
+        for j in range(n):
+            k = k0 + j
+            s = row6(B, i, U + 6 * j)
+            dV = crm(vp, s)
+            put6(S, k, DS, s)
+            put6(S, k, DV, dV)
+            put6(S, k, DA, add6(crm(ap, s), crm(vp, dV)))
+            put6(S, k, DW, add6(dV, crm(v, s)))
+        # world inertia (m, c, Ibar), momentum, wrench, inertia rate
+        for j in range(13):
+            B[i, IA + j] = 0.0
+        rigid_inertia_transform_add(B, i, MASS, R0, P0, i, IA)
+        for j in range(13):
+            W[i, WI + j] = B[i, IA + j]
+        h = rigid_inertia_apply(W, i, WI, v)
+        f = add6(rigid_inertia_apply(W, i, WI, a), crf(v, h))
+        if opts & HAS_FEXT:
+            f = sub6(f, world_external(B, i, fext))
+        put6(W, i, WH, h)
+        put6(W, i, WF, f)
+        inertia_rate(W, i, v)
+
+
+@nb.njit
+def backward_pass(B, W, S, lam, opts, dq, dv, M):
+    """dq, dv, M (nv, nv) <- d tau/dq, d tau/dv, M from the forward pass; W's I, Idot, h, f rows
+    become subtree sums. Returns the sum of every entry written (NaN or inf: not finite)."""
+    chk = 0.0
+    nv = dq.shape[0]
+    for r in range(nv):
+        for c in range(nv):
+            dq[r, c] = 0.0
+            dv[r, c] = 0.0
+            M[r, c] = 0.0
+    for i in range(B.shape[0] - 1, 0, -1):
+        p, k0, n = int(B[i, PARENT]), int(B[i, IV]), int(B[i, NVJ])
+        hC, fC = row6(W, i, WH), row6(W, i, WF)
+        first = lam[k0] if n > 0 else -1          # last dof of the nearest ancestor with dofs
+        for j in range(n):
+            k = k0 + j
+            s = row6(S, k, DS)
+            zI = rigid_inertia_apply(W, i, WI, s)
+            zB = sub6(rigid_inertia_apply(W, i, WD, s), crf(s, hC))
+            # row k, columns of the joint itself and of its ancestors
+            c = k0
+            while c >= 0:
+                y0 = dot6r(S, c, DV, zB) + dot6r(S, c, DA, zI)
+                y1 = dot6r(S, c, DS, zB) + dot6r(S, c, DW, zI)
+                x = dot6r(S, c, DS, zI)
+                dq[k, c] = y0
+                dv[k, c] = y1
+                M[k, c] = x
+                M[c, k] = x
+                chk += y0 + y1 + x
+                if c < k0 + n - 1 and c >= k0:
+                    c += 1
+                elif c >= k0:
+                    c = first
+                else:
+                    c = lam[c]
+            if first < 0:
+                continue
+            # column k, rows of the strict ancestors: the derivative of the subtree's wrench
+            dV, dA, dW = row6(S, k, DV), row6(S, k, DA), row6(S, k, DW)
+            dFq = add6(add6(crf(s, fC), rigid_inertia_apply(W, i, WD, dV)),
+                       add6(crf(dV, hC), rigid_inertia_apply(W, i, WI, dA)))
+            dFv = add6(add6(rigid_inertia_apply(W, i, WD, s), crf(s, hC)), rigid_inertia_apply(W, i, WI, dW))
+            c = first
+            while c >= 0:
+                y0 = dot6r(S, c, DS, dFq)
+                y1 = dot6r(S, c, DS, dFv)
+                dq[c, k] = y0
+                dv[c, k] = y1
+                chk += y0 + y1
+                c = lam[c]
+        if p > 0:
+            for j in range(WF, WWIDTH):
+                W[p, j] += W[i, j]
+    for i in range(1, B.shape[0]):
+        k0 = int(B[i, IV])
+        for j in range(int(B[i, NVJ])):
+            k = k0 + j
+            M[k, k] += B[i, ARM + j]
+            dq[k, k] += B[i, STIFF + j]
+            if opts & FRICTION:
+                dv[k, k] += B[i, DAMP + j]
+    return chk
+
+
+# --- solves with many right-hand sides ----------------------------------------------------------
+
+@nb.njit
+def solve_m_rows(Uf, sub, D, sign, X):
+    """X (nv, m) <- sign M^-1 X, M = U D U^T factored by ``utdu``: row operations over subtrees."""
+    n, m = X.shape
+    for i in range(n - 1, -1, -1):               # U^-1
+        for k in range(i + 1, i + sub[i]):
+            u = Uf[i, k]
+            if u != 0.0:
+                for c in range(m):
+                    X[i, c] -= u * X[k, c]
+    for i in range(n):
+        d = sign / D[i]
+        for c in range(m):
+            X[i, c] *= d
+    for i in range(n):                           # U^-T
+        for k in range(i + 1, i + sub[i]):
+            u = Uf[i, k]
+            if u != 0.0:
+                for c in range(m):
+                    X[k, c] -= u * X[i, c]
+
+
+# --- one state ------------------------------------------------------------------------------------
+
+@nb.njit
+def scratch_size(B):
+    """Length of the float work buffer of one state."""
+    nv = int(B[0, IV])
+    return B.shape[0] * WWIDTH + max(nv, 1) * 24 + nv * nv + 2 * nv
+
+
+@nb.njit
+def new_scratch(B):
+    """(work, tree): the float work buffer of one state and the dof tree (lam, sub: 2 nv ints)."""
+    nv = int(B[0, IV])
+    tree = np.empty(2 * nv, np.int64)
+    dof_parents(B, tree[:nv])
+    subtree_sizes(tree[:nv], tree[nv:])
+    return np.empty(scratch_size(B)), tree
+
+
+@nb.njit
+def views(B, work, tree):
+    """Work arrays of one state, views of ``work``: W (nb+1, WWIDTH), S (nv, 24), Mw (nv, nv),
+    D (2 nv: pivots and a); lam and sub (nv each, the dof tree) from ``tree``."""
+    nv, n = int(B[0, IV]), B.shape[0]
+    o1 = n * WWIDTH
+    o2 = o1 + max(nv, 1) * 24
+    o3 = o2 + nv * nv
+    return (work[:o1].reshape((n, WWIDTH)), work[o1:o2].reshape((max(nv, 1), 24)), work[o2:o3].reshape((nv, nv)),
+            work[o3:o3 + 2 * nv], tree[:nv], tree[nv:2 * nv])
+
+
+@nb.njit
+def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, lam, sub, o0, o1, o2):
+    """One state (RNEA_D: x1, x2 = v, a; ABA_D: v, tau) into o0, o1, o2 (nv, nv); a code."""
+    nv = int(B[0, IV])
+    if not inputs_ok(B, q, x1, x2, fext, opts, D[:nv]):
+        return BAD_INPUT
+    if kind == RNEA_D:
+        forward_pass(B, W, S, x1, x2, fext, opts)
+        chk = backward_pass(B, W, S, lam, opts, o0, o1, o2)
+        return OK if chk - chk == 0.0 else BAD_INPUT
+    # a = aba(q, v, tau) (a zero pivot of a singular M: the division raises, caught here), the
+    # derivatives of the RNEA at (q, v, a), M = U D U^T
+    D, a = D[:nv], D[nv:2 * nv]
+    try:
+        aba_state(B, x1, x2, fext, opts, a)
+    except Exception:
+        return SINGULAR
+    if not all_finite(a):
+        return SINGULAR
+    forward_pass(B, W, S, x1, a, fext, opts)
+    chk = backward_pass(B, W, S, lam, opts, o0, o1, Mw)
+    if not chk - chk == 0.0:
+        return BAD_INPUT
+    if not utdu(Mw, lam, sub, D):
+        return SINGULAR
+    for r in range(nv):
+        for c in range(nv):
+            o2[r, c] = 1.0 if r == c else 0.0
+    solve_m_rows(Mw, sub, D, -1.0, o0)
+    solve_m_rows(Mw, sub, D, -1.0, o1)
+    solve_m_rows(Mw, sub, D, 1.0, o2)
+    chk = 0.0
+    for r in range(nv):                          # exactly symmetric
+        for c in range(r):
+            x = 0.5 * (o2[r, c] + o2[c, r])
+            o2[r, c] = x
+            o2[c, r] = x
+        for c in range(nv):
+            chk += o0[r, c] + o1[r, c] + o2[r, c]
+    return OK if chk - chk == 0.0 else BAD_INPUT
+
+
+@nb.njit(I64(BUF, I64, VEC, VEC, VEC, MAT, I64, OUT3), cache=True)
+def derivatives_single(B, kind, q, x1, x2, fext, opts, out):
+    """One state in the table's own work columns and a fresh scratch: out (3, nv, nv); a code."""
+    nv = int(B[0, IV])
+    if out.shape[0] != 3 or out.shape[1] != nv or out.shape[2] != nv:
+        return BAD_INPUT
+    work, tree = new_scratch(B)
+    W, S, Mw, D, lam, sub = views(B, work, tree)
+    return derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, lam, sub, out[0], out[1], out[2])
+
+
+@nb.njit
+def run_chunk(B, kind, Q, X1, X2, Fext, opts, out, codes, lo, hi):
+    Bc = B.copy()
+    work, tree = new_scratch(Bc)
+    W, S, Mw, D, lam, sub = views(Bc, work, tree)
+    o0, o1, o2 = out[0], out[1], out[2]
+    for k in range(lo, hi):
+        fk = Fext[k] if opts & HAS_FEXT else Fext[0]
+        codes[k] = derivatives_state(Bc, kind, Q[k], X1[k], X2[k], fk, opts, W, S, Mw, D, lam, sub, o0[k], o1[k],
+                                     o2[k])
+
+
+@nb.njit(I64(BUF, I64, MAT, MAT, MAT, TEN, I64, OUT4, nb.int64[::1], I64), cache=True, parallel=True)
+def derivatives_batch(B, kind, Q, X1, X2, Fext, opts, out, codes, nchunk):
+    """N states (rows of Q, X1, X2; Fext (N, nb+1, 6) when opts & HAS_FEXT) in ``nchunk``
+    parallel chunks, each on a private copy of the table: out (3, N, nv, nv), codes (N).
+    Returns the number of states whose code is not OK (N for bad shapes)."""
+    N, nv = Q.shape[0], int(B[0, IV])
+    if (X1.shape[0] != N or X2.shape[0] != N or codes.shape[0] != N or out.shape[0] != 3 or out.shape[1] != N
+            or out.shape[2] != nv or out.shape[3] != nv):
+        return N
+    if opts & HAS_FEXT and (Fext.shape[0] != N or Fext.shape[1] != B.shape[0] or Fext.shape[2] != 6):
+        return N
+    m = max(1, min(N, nchunk))
+    for c in nb.prange(m):
+        run_chunk(B, kind, Q, X1, X2, Fext, opts, out, codes, c * N // m, (c + 1) * N // m)
+    bad = 0
+    for k in range(N):
+        if codes[k] != OK:
+            bad += 1
+    return bad
