@@ -286,7 +286,7 @@ class ModelBuilder:
             split[key] = list(arr)
         for name_part in [name + suffix for suffix, *_ in parts[:-1]]:
             self._check_new_name(name_part)
-        saved = (dict(self._nodes), list(self._order))
+        saved = (dict(self._nodes), list(self._order), set(self._joint_names), self._has_free)
         up = parent
         try:  # all or nothing: a bad value on a later part leaves no half-built joint behind
             for j, (bsuffix, jsuffix, jkind, ax) in enumerate(parts):
@@ -296,7 +296,7 @@ class ModelBuilder:
                 up = self.add_body(name + bsuffix, up, jkind, joint_name=jn + jsuffix, axis=ax,
                                    **{key: vals[j] for key, vals in split.items()}, **extra)
         except ModelError:
-            self._nodes, self._order = saved
+            self._nodes, self._order, self._joint_names, self._has_free = saved
             raise
         return name
 

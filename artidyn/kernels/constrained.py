@@ -119,26 +119,32 @@ def point_bias(B, i, T, out):
 
 @nb.njit
 def log3(R, out):
-    """out[0:3] <- the rotation vector of the rotation matrix R (3x3 block of a 4x4)."""
-    c = min(1.0, max(-1.0, 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0)))
-    th = math.acos(c)
-    w0, w1, w2 = 0.5 * (R[2, 1] - R[1, 2]), 0.5 * (R[0, 2] - R[2, 0]), 0.5 * (R[1, 0] - R[0, 1])
-    if th < 1e-8:
-        out[0], out[1], out[2] = w0, w1, w2
-    elif math.pi - th < 1e-6:
-        k, best = 0, -1.0
-        for j in range(3):
-            if 0.5 * (R[j, j] + 1.0) > best:
-                k, best = j, 0.5 * (R[j, j] + 1.0)
-        d = math.sqrt(max(best, 1e-300))
-        a0 = 0.5 * (R[0, k] + (1.0 if k == 0 else 0.0)) / d
-        a1 = 0.5 * (R[1, k] + (1.0 if k == 1 else 0.0)) / d
-        a2 = 0.5 * (R[2, k] + (1.0 if k == 2 else 0.0)) / d
-        sg = 1.0 if a0 * w0 + a1 * w1 + a2 * w2 >= 0 else -1.0
-        out[0], out[1], out[2] = th * a0 * sg, th * a1 * sg, th * a2 * sg
+    """out[0:3] <- the rotation vector of the rotation matrix R (3x3 block of a 4x4), through the
+    unit quaternion of R (Shepperd's choice of the largest of w, x, y, z: accurate at every angle,
+    including near pi, where arccos of the trace is not), ``theta = 2 atan2(|v|, w)``."""
+    r00, r11, r22 = R[0, 0], R[1, 1], R[2, 2]
+    tr = r00 + r11 + r22
+    if tr >= r00 and tr >= r11 and tr >= r22:
+        w = 0.5 * math.sqrt(max(1.0 + tr, 0.0))
+        f = 0.25 / w
+        x, y, z = (R[2, 1] - R[1, 2]) * f, (R[0, 2] - R[2, 0]) * f, (R[1, 0] - R[0, 1]) * f
+    elif r00 >= r11 and r00 >= r22:
+        x = 0.5 * math.sqrt(max(1.0 + r00 - r11 - r22, 0.0))
+        f = 0.25 / x
+        w, y, z = (R[2, 1] - R[1, 2]) * f, (R[0, 1] + R[1, 0]) * f, (R[0, 2] + R[2, 0]) * f
+    elif r11 >= r22:
+        y = 0.5 * math.sqrt(max(1.0 - r00 + r11 - r22, 0.0))
+        f = 0.25 / y
+        w, x, z = (R[0, 2] - R[2, 0]) * f, (R[0, 1] + R[1, 0]) * f, (R[1, 2] + R[2, 1]) * f
     else:
-        f = th / math.sin(th)
-        out[0], out[1], out[2] = f * w0, f * w1, f * w2
+        z = 0.5 * math.sqrt(max(1.0 - r00 - r11 + r22, 0.0))
+        f = 0.25 / z
+        w, x, y = (R[1, 0] - R[0, 1]) * f, (R[0, 2] + R[2, 0]) * f, (R[1, 2] + R[2, 1]) * f
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    n = math.sqrt(x * x + y * y + z * z)
+    g = 2.0 * math.atan2(n, w) / n if n > 1e-300 else 2.0 / w
+    out[0], out[1], out[2] = g * x, g * y, g * z
 
 
 @nb.njit
