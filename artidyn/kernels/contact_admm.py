@@ -90,12 +90,16 @@ def mat_vec(G, x, b, out):
 
 @nb.njit
 def shifted_cholesky(G, shift, F):
-    """F <- the lower Cholesky factor of G + shift I (positive definite for shift > 0)."""
+    """F <- the lower Cholesky factor of G + shift I (positive definite for shift > 0 and G positive
+    semi-definite). False when a pivot was not positive (then taken as 1e-300)."""
     m = G.shape[0]
+    ok = True
     for j in range(m):
         d = G[j, j] + shift
         for k in range(j):
             d -= F[j, k] * F[j, k]
+        if not d > 0.0:
+            ok = False
         d = math.sqrt(max(d, 1e-300))
         F[j, j] = d
         for r in range(j + 1, m):
@@ -105,6 +109,7 @@ def shifted_cholesky(G, shift, F):
             F[r, j] = s / d
         for r in range(j):
             F[r, j] = 0.0
+    return ok
 
 
 @nb.njit
@@ -153,25 +158,10 @@ def largest_eigenvalue(G, x, y):
 @nb.njit
 def positive_semidefinite(G, F):
     """True when G + 1e-9 max(1, max G_ii) I has a Cholesky factor (F: scratch)."""
-    m = G.shape[0]
     top = 1.0
-    for r in range(m):
+    for r in range(G.shape[0]):
         top = max(top, G[r, r])
-    eps = 1e-9 * top
-    for j in range(m):
-        d = G[j, j] + eps
-        for k in range(j):
-            d -= F[j, k] * F[j, k]
-        if not d > 0.0:
-            return False
-        d = math.sqrt(d)
-        F[j, j] = d
-        for r in range(j + 1, m):
-            s = G[r, j]
-            for k in range(j):
-                s -= F[r, k] * F[j, k]
-            F[r, j] = s / d
-    return True
+    return shifted_cholesky(G, 1e-9 * top, F)
 
 
 @nb.njit

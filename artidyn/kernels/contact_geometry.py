@@ -133,6 +133,19 @@ def _plane(SH, j, T):
     return n0, n1, n2, SH[j, SP + 3] + n0 * T[0, 3] + n1 * T[1, 3] + n2 * T[2, 3]
 
 
+@nb.njit(inline="always")
+def _corner(SH, i, T, c):
+    """World position of corner c (0 .. 7) of box i placed at T, in the order of the reference's
+    ``box_corners``: signs sx, sy, sz = -1, 1, x slowest."""
+    sx = -1.0 if c < 4 else 1.0
+    sy = -1.0 if (c // 2) % 2 == 0 else 1.0
+    sz = -1.0 if c % 2 == 0 else 1.0
+    h0, h1, h2 = sx * SH[i, SP], sy * SH[i, SP + 1], sz * SH[i, SP + 2]
+    return (T[0, 3] + T[0, 0] * h0 + T[0, 1] * h1 + T[0, 2] * h2,
+            T[1, 3] + T[1, 0] * h0 + T[1, 1] * h1 + T[1, 2] * h2,
+            T[2, 3] + T[2, 0] * h0 + T[2, 1] * h1 + T[2, 2] * h2)
+
+
 @nb.njit
 def _on_halfspace(CC, k, SH, i, Ta, j, Tb, margin):
     """Shape i (not a half-space) on half-space j: the closed forms of the reference."""
@@ -160,15 +173,9 @@ def _on_halfspace(CC, k, SH, i, Ta, j, Tb, margin):
                     return FULL
                 k += 1
         return k
-    # BOX: the corners within the margin, in the order sx, sy, sz = -1, 1 (x slowest)
+    # BOX: the corners within the margin
     for c in range(8):
-        sx = -1.0 if c < 4 else 1.0
-        sy = -1.0 if (c // 2) % 2 == 0 else 1.0
-        sz = -1.0 if c % 2 == 0 else 1.0
-        h0, h1, h2 = sx * SH[i, SP], sy * SH[i, SP + 1], sz * SH[i, SP + 2]
-        x0 = Ta[0, 3] + Ta[0, 0] * h0 + Ta[0, 1] * h1 + Ta[0, 2] * h2
-        x1 = Ta[1, 3] + Ta[1, 0] * h0 + Ta[1, 1] * h1 + Ta[1, 2] * h2
-        x2 = Ta[2, 3] + Ta[2, 0] * h0 + Ta[2, 1] * h1 + Ta[2, 2] * h2
+        x0, x1, x2 = _corner(SH, i, Ta, c)
         s = n0 * x0 + n1 * x1 + n2 * x2 - o
         if s <= margin:
             if not _put(CC, k, s, n0, n1, n2, x0, x1, x2, x0 - s * n0, x1 - s * n1, x2 - s * n2):
@@ -271,13 +278,7 @@ def _box_box(CC, k, SH, i, Ta, j, Tb, margin):
         h = (SH[Bx, SP], SH[Bx, SP + 1], SH[Bx, SP + 2])
         hmin = min(h[0], min(h[1], h[2]))
         for c in range(8):
-            sx = -1.0 if c < 4 else 1.0
-            sy = -1.0 if (c // 2) % 2 == 0 else 1.0
-            sz = -1.0 if c % 2 == 0 else 1.0
-            g0, g1, g2 = sx * SH[A, SP], sy * SH[A, SP + 1], sz * SH[A, SP + 2]
-            c0 = TA[0, 3] + TA[0, 0] * g0 + TA[0, 1] * g1 + TA[0, 2] * g2
-            c1 = TA[1, 3] + TA[1, 0] * g0 + TA[1, 1] * g1 + TA[1, 2] * g2
-            c2 = TA[2, 3] + TA[2, 0] * g0 + TA[2, 1] * g1 + TA[2, 2] * g2
+            c0, c1, c2 = _corner(SH, A, TA, c)
             w0, w1, w2 = c0 - TB[0, 3], c1 - TB[1, 3], c2 - TB[2, 3]
             p = (TB[0, 0] * w0 + TB[1, 0] * w1 + TB[2, 0] * w2, TB[0, 1] * w0 + TB[1, 1] * w1 + TB[2, 1] * w2,
                  TB[0, 2] * w0 + TB[1, 2] * w1 + TB[2, 2] * w2)

@@ -345,20 +345,25 @@ IMPACT, LIFT_OFF, SLIP, STICK, LIMIT = 0, 1, 2, 3, 4
 
 
 @nb.njit
+def _insert_sorted(out, n, key):
+    """Insert ``key`` into the sorted distinct out[:n] unless there; returns the new n."""
+    j = 0
+    while j < n and out[j] < key:
+        j += 1
+    if j < n and out[j] == key:
+        return n
+    for i in range(n, j, -1):
+        out[i] = out[i - 1]
+    out[j] = key
+    return n + 1
+
+
+@nb.njit
 def _pair_keys(CI, lo, hi, nb1, out):
     """out[:n] <- the distinct pair keys a (nb + 1) + b of contacts lo .. hi - 1, sorted; returns n."""
     n = 0
     for c in range(lo, hi):
-        key = CI[c, 0] * nb1 + CI[c, 1]
-        j = 0
-        while j < n and out[j] < key:
-            j += 1
-        if j < n and out[j] == key:
-            continue
-        for i in range(n, j, -1):
-            out[i] = out[i - 1]
-        out[j] = key
-        n += 1
+        n = _insert_sorted(out, n, CI[c, 0] * nb1 + CI[c, 1])
     return n
 
 
@@ -428,16 +433,7 @@ def contact_events(OFF, CI, CF, LOFF, LI, LF, nsamples, nb1, with_friction, slip
             n_pk = n
         n_lim = 0
         for l in range(LOFF[k], LOFF[k + 1]):
-            key = 2 * LI[l] + (1 if LF[l, 0] > 0 else 0)
-            j = 0
-            while j < n_lim and lim[j] < key:
-                j += 1
-            if j < n_lim and lim[j] == key:
-                continue
-            for i in range(n_lim, j, -1):
-                lim[i] = lim[i - 1]
-            lim[j] = key
-            n_lim += 1
+            n_lim = _insert_sorted(lim, n_lim, 2 * LI[l] + (1 if LF[l, 0] > 0 else 0))
         for j in range(n_lim):
             if not _has(plim, n_pl, lim[j]):
                 ev[ne, 0], ev[ne, 1], ev[ne, 2], ev[ne, 3] = k, LIMIT, lim[j] // 2, 1 if lim[j] % 2 == 1 else -1
