@@ -40,7 +40,7 @@ def invert_spd(B, i, X, n):
                     B[i, X + 6 * r + c] -= g * B[i, X + 6 * p + c]
 
 
-@nb.njit(inline="always")  # one call site: no extra compiled level
+@nb.njit
 def aba_pass1(B, i, qd, fext, opts):
     """Velocity, velocity-product acceleration, rigid inertia and bias force of body i."""
     par = int(B[i, PARENT])
@@ -59,7 +59,7 @@ def aba_pass1(B, i, qd, fext, opts):
         subtract_external(B, i, fext, F)
 
 
-@nb.njit(inline="always")  # one call site: no extra compiled level
+@nb.njit
 def aba_pass2(B, i, qd, tau, opts):
     """U, D^-1, u of joint i; then what its subtree passes to the parent (I_a, p_a)."""
     t, k, n = int(B[i, JTYPE]), int(B[i, IV]), int(B[i, NVJ])
@@ -93,7 +93,7 @@ def aba_pass2(B, i, qd, tau, opts):
     force_to_parent_add(B, i, F, par, F)
 
 
-@nb.njit(inline="always")
+@nb.njit
 def one_dof_articulated(B, i):
     """I_a = I_A - U U^T / D, p_a = p_A + I_a c + U u / D in place (IA, F columns), one dof."""
     d = B[i, DINV]
@@ -110,7 +110,7 @@ def one_dof_articulated(B, i):
         B[i, F + r] += pa
 
 
-@nb.njit(inline="always")
+@nb.njit
 def multi_dof_articulated(B, i, n):
     """As one_dof_articulated for n dofs: W = U D^-1, I_a = I_A - W U^T, p_a = p_A + I_a c + W u."""
     # W_j = sum_l U_l Dinv[l, j] (row 0's DINV columns as scratch), d = Dinv u
@@ -138,7 +138,7 @@ def multi_dof_articulated(B, i, n):
         B[i, F + r] += pa
 
 
-@nb.njit(inline="always")  # one call site: no extra compiled level
+@nb.njit
 def aba_pass3(B, i, qdd):
     """a' = A^t a_p + c; qdd_i = D^-1 (u - U^T a'); a_i = a' + S qdd_i."""
     par = int(B[i, PARENT])

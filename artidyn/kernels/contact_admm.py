@@ -22,7 +22,7 @@ CONVERGED, MAX_ITERATIONS, NO_SOLUTION, NOT_PSD = 0, 1, 2, 3
 # res (6): signorini, complementarity, cone, dual, natural map, and the largest of the five
 
 
-@nb.njit(inline="always")
+@nb.njit
 def project_k(n, t1, t2, mu):
     """Projection of (n, t1, t2) onto the cone |t| <= mu n."""
     nt = math.sqrt(t1 * t1 + t2 * t2)
@@ -37,7 +37,7 @@ def project_k(n, t1, t2, mu):
     return n2, 0.0, 0.0
 
 
-@nb.njit(inline="always")
+@nb.njit
 def project_dual(n, t1, t2, mu):
     """Projection onto the dual cone mu |t| <= n."""
     nt = math.sqrt(t1 * t1 + t2 * t2)
@@ -72,7 +72,7 @@ def residuals(L, U, mu, res):
     res[5] = max(res[0], max(res[1], max(res[2], max(res[3], res[4]))))
 
 
-@nb.njit(inline="always")
+@nb.njit
 def converged(res, tol):
     return max(res[0], max(res[2], max(res[3], res[4]))) <= tol
 

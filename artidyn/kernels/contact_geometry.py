@@ -32,7 +32,7 @@ TIE = 1e-12
 FULL, FALLBACK = -1, -2             # returned instead of a count
 
 
-@nb.njit(inline="always")
+@nb.njit
 def _put(CC, k, d, n0, n1, n2, a0, a1, a2, b0, b1, b2):
     if k >= CC.shape[0]:
         return False
@@ -72,7 +72,7 @@ def _balls(CC, k, c0, c1, c2, ra, e0, e1, e2, rb, margin):
     return k + 1
 
 
-@nb.njit(inline="always")
+@nb.njit
 def _clamp(x):
     return min(1.0, max(0.0, x))
 
@@ -133,7 +133,7 @@ def _plane(SH, j, T):
     return n0, n1, n2, SH[j, SP + 3] + n0 * T[0, 3] + n1 * T[1, 3] + n2 * T[2, 3]
 
 
-@nb.njit(inline="always")
+@nb.njit
 def _corner(SH, i, T, c):
     """World position of corner c (0 .. 7) of box i placed at T, in the order of the reference's
     ``box_corners``: signs sx, sy, sz = -1, 1, x slowest."""
@@ -257,7 +257,7 @@ def _box_separation(ha, Ta, hb, Tb):
     return best
 
 
-@nb.njit(inline="always")
+@nb.njit
 def _half(SH, i):
     """Half sides of the box of shape i, or of the box around a capsule (its own axes)."""
     if int(SH[i, SK]) == CAPSULE:

@@ -20,7 +20,7 @@ from .spatial import HELICAL, dof_axis, dof_slides, load_q, rigid_inertia_apply,
 from .types import BUF, OUT2, VEC
 
 
-@nb.njit(inline="always")
+@nb.njit
 def world_twists(B, i):
     """U columns of row i <- the world twists s_ik of the joint's dofs (about the world origin)."""
     t = int(B[i, JTYPE])

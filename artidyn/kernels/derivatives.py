@@ -56,17 +56,17 @@ DS, DV, DA, DW = 0, 6, 12, 18
 
 # --- 6-vectors as tuples -----------------------------------------------------------------------
 
-@nb.njit(inline="always")
+@nb.njit
 def row6(X, i, o):
     return X[i, o], X[i, o + 1], X[i, o + 2], X[i, o + 3], X[i, o + 4], X[i, o + 5]
 
 
-@nb.njit(inline="always")
+@nb.njit
 def put6(X, i, o, x):
     X[i, o], X[i, o + 1], X[i, o + 2], X[i, o + 3], X[i, o + 4], X[i, o + 5] = x
 
 
-@nb.njit(inline="always")
+@nb.njit
 def crm(m, x):
     """m x x (motion cross product): [w x a; w x b + v x a]."""
     return (m[1] * x[2] - m[2] * x[1], m[2] * x[0] - m[0] * x[2], m[0] * x[1] - m[1] * x[0],
@@ -75,7 +75,7 @@ def crm(m, x):
             m[0] * x[4] - m[1] * x[3] + m[3] * x[1] - m[4] * x[0])
 
 
-@nb.njit(inline="always")
+@nb.njit
 def crf(m, f):
     """m x* f (force cross product): [w x n + v x f; w x f]."""
     return (m[1] * f[2] - m[2] * f[1] + m[4] * f[5] - m[5] * f[4],
@@ -84,22 +84,22 @@ def crf(m, f):
             m[1] * f[5] - m[2] * f[4], m[2] * f[3] - m[0] * f[5], m[0] * f[4] - m[1] * f[3])
 
 
-@nb.njit(inline="always")
+@nb.njit
 def add6(x, y):
     return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5]
 
 
-@nb.njit(inline="always")
+@nb.njit
 def sub6(x, y):
     return x[0] - y[0], x[1] - y[1], x[2] - y[2], x[3] - y[3], x[4] - y[4], x[5] - y[5]
 
 
-@nb.njit(inline="always")
+@nb.njit
 def dot6(x, y):
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
 
 
-@nb.njit(inline="always")
+@nb.njit
 def dot6r(X, k, o, y):
     """X[k, o:o+6] . y"""
     return (X[k, o] * y[0] + X[k, o + 1] * y[1] + X[k, o + 2] * y[2] + X[k, o + 3] * y[3]
@@ -108,7 +108,7 @@ def dot6r(X, k, o, y):
 
 # --- passes ------------------------------------------------------------------------------------
 
-@nb.njit(inline="always")
+@nb.njit
 def world_external(B, i, fext):
     """f_ext of body i (body axes, about its origin) in world axes about the world origin."""
     n0 = n1 = n2 = g0 = g1 = g2 = 0.0
@@ -124,7 +124,7 @@ def world_external(B, i, fext):
     return n0 + p1 * g2 - p2 * g1, n1 + p2 * g0 - p0 * g2, n2 + p0 * g1 - p1 * g0, g0, g1, g2
 
 
-@nb.njit(inline="always")
+@nb.njit
 def inertia_rate(W, i, v):
     """W[i, WD:WD+13] <- Idot_i = v x* I - I v x for the world inertia W[i, WI:WI+13]."""
     w0, w1, w2, u0, u1, u2 = v

@@ -31,7 +31,7 @@ def placements_state(B, last):
             B[i, P0 + r] = B[par, P0 + r] + a0 * B[i, P] + a1 * B[i, P + 1] + a2 * B[i, P + 2]
 
 
-@nb.njit(inline="always")  # tiny; called with literal indices
+@nb.njit
 def body_rotation(B, i, r, c):
     """Entry (r, c) of body i's world rotation in its body axes: (R0_i Ra_i^T)[r, c]."""
     return (B[i, R0 + 3 * r] * B[i, RA + 3 * c] + B[i, R0 + 3 * r + 1] * B[i, RA + 3 * c + 1]

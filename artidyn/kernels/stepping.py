@@ -77,7 +77,7 @@ DP_D = (-12715105075.0 / 11282082432.0, 0.0, 87487479700.0 / 32700410799.0, -106
         701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0, 69997945.0 / 29380423.0)
 
 
-@nb.njit(inline="always")
+@nb.njit
 def finite_n(x, n):
     """True when x[0 .. n-1] are all finite (no slice: a view costs a reference count)."""
     for k in range(n):
@@ -115,7 +115,7 @@ def table_weight(tt, t, k):
     return min(1.0, max(0.0, s))
 
 
-@nb.njit(inline="always")
+@nb.njit
 def input_vector(mode, tt, tv, t, left, out):
     """out <- a vector input (rows of tv (K, n)) at time t: constant row 0, held, or interpolated."""
     n = tv.shape[1]
@@ -186,7 +186,7 @@ def controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, 
             tau[c] += gains[G_ACT, c] * W[W_C1, c]
 
 
-@nb.njit(inline="always")
+@nb.njit
 def accel(B, ci, t, left, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, a, tau,
           extra=0):
     """The dynamics stage: tau <- tau(t, q, v), a <- aba(q, v, tau, f_ext(t)); False when q is
@@ -282,7 +282,7 @@ def coulomb_box(nv, h, gains, L, G, v, lam):
 
 # --- bookkeeping: samples, limits, energy --------------------------------------------------------
 
-@nb.njit(inline="always")
+@nb.njit
 def write_sample(B, ci, cf, j, q, v, a, tau, q_out, v_out, a_out, tau_out, e_out, sf):
     """Sample j <- the state (q, v) with the acceleration and torque a, tau there (the arrays
     that ci[CI_RECORD] selects); energy check. The dynamics pass that gave a must be the
@@ -315,7 +315,7 @@ def write_sample(B, ci, cf, j, q, v, a, tau, q_out, v_out, a_out, tau_out, e_out
     return not (ci[CI_CONSERVATIVE] and drift > cf[CF_ENERGY_TOL])
 
 
-@nb.njit(inline="always")
+@nb.njit
 def check_limits(B, lim, q_prev, q, t, events, si):
     """Record every entry of q that left its range during the step: (q index, t, value, side).
     Quaternion entries come with infinite limits (the Python side sets them), so only the flat
@@ -403,7 +403,7 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, r
 
 # --- the run ------------------------------------------------------------------------------------
 
-@nb.njit(inline="always")
+@nb.njit
 def fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
     """Make W[W_A], W[W_TAU] the acceleration and torque at (t, q, v) unless they already are."""
     if si[SI_FSAL]:
