@@ -20,6 +20,7 @@ module              holds
 ``manifold``        integrate / difference / dexp^-1 on the configuration manifold
 ``stepping``        the simulation engine: a whole run in one call (``simulate_segment``) and
                     parallel rollouts (``rollout``); integrators, inputs, controllers
+``slots``           the engine's codes and state slots (numbers only, shared with the Python side)
 ``batch``           the one parallel entry point (``prange`` over chunks of states)
 ``dispatch``        the Python side: argument routing, no numba import until the first call
 ==================  =============================================================================

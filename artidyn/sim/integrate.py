@@ -138,4 +138,113 @@ def dopri5_step(model, f, t, Q, V, h):
     return integrate(model, Q, xi), Vs, A1, Tau1, err
 
 
+# dense output (same source, sec. II.6): y(t + theta h) = y0 + theta (r2 + (1 - theta) (r3 + theta (r4 +
+# (1 - theta) r5))) with r2 = y1 - y0, r3 = h k1 - r2, r4 = r2 - h k7 - r3, r5 = h sum_i d_i k_i
+DP_D = (-12715105075 / 11282082432, 0.0, 87487479700 / 32700410799, -10690763975 / 1880347072,
+        701980252875 / 199316789632, -1453857185 / 822651844, 69997945 / 29380423)
+OK, NONFINITE, ENERGY, UNDERFLOW, MAX_STEPS = range(5)   # as the compiled engine's status codes
+
+
+def dopri5_run(model, f, t_out, q, v, rtol, atol, h, max_steps, sample, step_done):
+    """A whole adaptive Dormand-Prince 5(4) run of one state: the readable twin of the compiled
+    engine's adaptive loop (same steps, same acceptance test, same samples).
+
+    ``f(t, q, v) -> (a, tau)`` (one state, or None when it cannot be evaluated); ``h`` the first step
+    size. A step is accepted when the RMS of ``h sum_i e_i k_i`` over ``atol + rtol |y|`` (xi and v
+    together) is at most 1; the next size is ``h min(5, max(0.2, 0.9 err^(-1/5)))`` (not larger after
+    a rejection); a step is stretched onto the end when it would stop within 1 % of it. Samples
+    ``t_out[j]`` inside an accepted step come from the continuous extension, with a and tau
+    evaluated there: ``sample(j, q, v, a, tau) -> bool`` records them (False stops the run: energy
+    tolerance); ``step_done(q_prev, q, t)`` is called after each accepted step.
+
+    Returns ``(status, counts, t, h)``: the status code, ``[accepted, rejected, evaluations, samples]``,
+    the time reached and the proposed next step size.
+    """
+    counts = [0, 0, 0, 0]        # accepted, rejected, dynamics evaluations, samples written
+    t, t_end = float(t_out[0]), float(t_out[-1])
+    first = f(t, q, v)
+    counts[2] += 1
+    if first is None:
+        return NONFINITE, counts, t, h
+    A, Tau = first
+    counts[3] = 1
+    if not sample(0, q, v, A, Tau):
+        return ENERGY, counts, t, h
+    rejected_last, tiny = False, 0
+    while counts[3] < t_out.size:
+        if counts[0] + counts[1] >= max_steps:
+            return MAX_STEPS, counts, t, h
+        step, at_end = h, False
+        if t + 1.01 * step >= t_end:
+            step, at_end = t_end - t, True
+        if not step > 1e-14 * max(1.0, abs(t)):
+            return UNDERFLOW, counts, t, h
+        kx, kv, good = [v], [A], True
+        for s in range(1, 7):          # stage s in the chart at q: xi = h sum_l a_sl kx_l
+            xi = step * sum(a * k for a, k in zip(DP_A[s], kx))
+            vs = v + step * sum(a * k for a, k in zip(DP_A[s], kv))
+            counts[2] += 1
+            stage = f(t + DP_C[s] * step, integrate(model, q, xi), vs)
+            if stage is None:
+                good = False
+                break
+            kv.append(stage[0])
+            kx.append(dexp_inv(model, xi, vs))
+        err = _dopri_error(step, kx, kv, xi, v, vs, atol, rtol) if good else np.inf
+        if not err <= 1.0:
+            counts[1] += 1
+            h = step * (0.2 if not good or not err < np.inf else max(0.2, 0.9 * err ** -0.2))
+            rejected_last = True
+            if not h > 1e-14 * max(1.0, abs(t)):
+                return UNDERFLOW if good else NONFINITE, counts, t, h
+            continue
+        t_new = t_end if at_end else t + step
+        tiny = 0 if step > 1e-12 * (t_end - t_out[0]) else tiny + 1
+        if tiny > 1000:                # a stalled run is an underflow too
+            return UNDERFLOW, counts, t, h
+        while counts[3] < t_out.size and t_out[counts[3]] <= t_new + 1e-12 * max(1.0, abs(t_new)):
+            j = counts[3]
+            theta = min(1.0, (t_out[j] - t) / step)
+            xs = _dense(theta, step, np.zeros_like(xi), xi, kx)
+            qs, vs_j = integrate(model, q, xs), _dense(theta, step, v, vs, kv)
+            counts[2] += 1
+            out = f(t_out[j], qs, vs_j)
+            if out is None:
+                return NONFINITE, counts, t, h
+            counts[3] = j + 1
+            if not sample(j, qs, vs_j, *out):
+                return ENERGY, counts, t, h
+        q_prev, q, v = q, integrate(model, q, xi), vs
+        A, Tau = kv[6], stage[1]   # FSAL: stage 7 is the state at t + h
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
+            return NONFINITE, counts, t, h
+        counts[0] += 1
+        step_done(q_prev, q, t_new)
+        t = t_new
+        fac = min(5.0, max(0.2, 0.9 * err ** -0.2)) if err > 0.0 else 5.0
+        if rejected_last:
+            fac = min(fac, 1.0)
+        rejected_last = False
+        h = h if at_end and h > step else step * fac
+    return OK, counts, t, h
+
+
+def _dopri_error(h, kx, kv, xi, v0, v1, atol, rtol):
+    """RMS over xi and v of the local error estimate h sum_i e_i k_i scaled by atol + rtol |y|."""
+    ex = h * sum(e * k for e, k in zip(DP_E, kx))
+    ev = h * sum(e * k for e, k in zip(DP_E, kv))
+    sx = atol + rtol * np.abs(xi)
+    sv = atol + rtol * np.maximum(np.abs(v0), np.abs(v1))
+    return float(np.sqrt((np.sum((ex / sx) ** 2) + np.sum((ev / sv) ** 2)) / (2 * v0.size))) if v0.size else 0.0
+
+
+def _dense(theta, h, y0, y1, k):
+    """The continuous extension at t + theta h of one component block (Hairer et al. sec. II.6)."""
+    r2 = y1 - y0
+    r3 = h * k[0] - r2
+    r4 = r2 - h * k[6] - r3
+    r5 = h * sum(d * kk for d, kk in zip(DP_D, k))
+    return y0 + theta * (r2 + (1.0 - theta) * (r3 + theta * (r4 + (1.0 - theta) * r5)))
+
+
 STEPPERS = {"rk4": rk4_step, "semi-implicit": semi_implicit_step}

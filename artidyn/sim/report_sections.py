@@ -14,6 +14,7 @@ there as PNG and listed in ``ctx.files``.
   (max eig(M⁻¹D) up to 1.3e7 1/s). If the integration fails, the section shows the samples it
   completed and says why (a nearly singular mass matrix, for instance).
 """
+import contextlib
 import warnings
 
 import numpy as np
@@ -28,6 +29,7 @@ FALL_SAMPLE = 1e-2      # spacing of its output samples (s); the integrator choo
 FALL_METHOD = "dopri5"  # adaptive Dormand-Prince 5(4)
 FALL_RTOL, FALL_ATOL = 1e-7, 1e-9
 MAX_MATRIX = 12         # print M in full up to this many dof
+REFERENCE_FALL_NV = 12  # up to this many dof a report's fall runs on the readable loop (about a second, no compilation)
 
 _METHOD_TEXT = {
     "dopri5": "the adaptive Dormand-Prince 5(4) integrator of `artidyn.simulate` (method 'dopri5')",
@@ -153,9 +155,15 @@ def run_fall(model, q1):
     and ``result`` the samples it completed (the error's partial result).
     """
     from ..errors import SimulationError
+    from ..kernels import dispatch
     from .simulate import simulate
 
-    with warnings.catch_warnings(record=True) as caught:
+    # the report runs on the reference code (no compilation) unless asked otherwise; its fall too, up to
+    # REFERENCE_FALL_NV dof: beyond, the readable loop would take longer than compiling the engine once.
+    # Both routes take the same steps (held equal in the tests): the text does not depend on the route
+    # (but for round-off, e.g. in the energy error of a fall).
+    compiled = dispatch.kernels_enabled() or model.nv > REFERENCE_FALL_NV
+    with _kernels(compiled), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             r = simulate(model, q1, t_final=FALL_T, dt=FALL_SAMPLE, method=FALL_METHOD, rtol=FALL_RTOL,
@@ -165,6 +173,16 @@ def run_fall(model, q1):
             if exc.result is None or np.size(exc.result.t) < 2:
                 raise
             return exc.result, exc, caught
+
+
+@contextlib.contextmanager
+def _kernels(flag):
+    from ..kernels import dispatch
+    previous = dispatch.use_kernels(flag)
+    try:
+        yield
+    finally:
+        dispatch.use_kernels(previous)
 
 
 def _friction_note(model, q1):

@@ -21,6 +21,7 @@ from ..checks import MAX_STATE
 from ..configuration import _joint_at_q, as_batch, as_q
 from ..errors import InputError, ShapeError, SimulationError
 from ..joints import CYLINDRICAL, FREE, SPHERICAL
+from ..kernels.dispatch import kernels_enabled
 from .inputs import CONSTANT, HOLD, LINEAR, NONE, torque_table, wrench_table
 from .result import Energy, LimitEvent, SimulationResult
 
@@ -193,7 +194,7 @@ class _Run:
 
     def __init__(self, model, Q, V, N, single, tau, f_ext, controller, method, grid, t_out, every,
                  rtol, atol, energy_tol, friction, max_steps, h0, record=31):
-        from ..kernels import stepping as K
+        from ..kernels import slots as K         # the codes and slots only: nothing compiled yet
         from ..kernels.pack import packed
 
         self.K, self.model, self.N, self.single = K, model, N, single
@@ -272,8 +273,14 @@ class _Run:
             from ..dynamics.aba import singular_inertia
             raise singular_inertia(self.model, self.Q0) from None
 
+    @staticmethod
+    def engine():
+        """The compiled engine (:mod:`artidyn.kernels.stepping`), imported (compiled) when first run."""
+        from ..kernels import stepping
+        return stepping
+
     def run_single(self, progress):
-        K, model = self.K, self.model
+        K, model = self.engine(), self.model
         q, v = self.Q0[0].copy(), self.V0[0].copy()
         work = K.work_arrays(model.nq, model.nv, model.nb + 1)
         S = self.t_out.size
@@ -305,7 +312,7 @@ class _Run:
         The functions get read-only views of the engine's state (no copy per step)."""
         from ..dynamics import actuation_matrix
 
-        K, model = self.K, self.model
+        K, model = self.engine(), self.model
         S, nv = self.t_out.size, model.nv
         dopri = self.method == "dopri5"
         self.ci[K.CI_STEP_LIMIT] = np.iinfo(np.int64).max if dopri else 1
@@ -337,10 +344,73 @@ class _Run:
             si[K.SI_FSAL] = 0
             self._guard(K.simulate_segment, *head, si[K.SI_SAMPLE] if dopri else S - 1, *tail)  # dopri5: sample to sample
 
+    def reference_fits(self):
+        """True when the readable reference loop can run this: one state, the adaptive method, a
+        constant (or no) torque, no external wrench, no controller."""
+        K = self.K
+        return (self.N == 1 and self.method == "dopri5" and self.tau_mode in (K.NONE, K.CONSTANT)
+                and self.f_mode == K.NONE and self.ci[K.CI_CTRL] == 0 and not self.python_inputs)
+
+    def run_reference(self):
+        """The adaptive method on the readable reference code (:func:`.integrate.dopri5_run` with the
+        reference aba and energies), writing the same arrays as the compiled engine; nothing compiles."""
+        from ..dynamics import aba, kinetic_energy, potential_energy
+        from .integrate import dopri5_run
+
+        K, model, ci, cf = self.K, self.model, self.ci, self.cf
+        si, sf, rec = self.si[0], self.sf[0], int(ci[K.CI_RECORD])
+        tau = self.tau_v[0, 0].copy() if self.tau_mode == K.CONSTANT else np.zeros(model.nv)
+        friction = bool(ci[K.CI_FRICTION])
+
+        def f(t, q, v):
+            try:
+                with np.errstate(all="ignore"):
+                    a = aba(model, q, v, tau, friction=friction)
+            except InputError:       # q or v not finite (the compiled engine's NONFINITE)
+                return None
+            return (a, tau) if np.all(np.isfinite(a)) else None
+
+        def sample(j, q, v, a, tau_j):   # as the engine's write_sample
+            self.q[0, j], self.v[0, j] = q, v
+            if rec & K.REC_A:
+                self.a[0, j] = a
+            if rec & K.REC_TAU:
+                self.tau[0, j] = tau_j
+            kin, pot = float(kinetic_energy(model, q, v)), float(potential_energy(model, q))
+            if rec & K.REC_ENERGY:
+                self.e[0, j] = kin, pot
+            if j == 0:
+                sf[K.SF_E0], sf[K.SF_TMAX], sf[K.SF_DUMAX], sf[K.SF_DRIFT], sf[K.SF_U0] = kin + pot, kin, 0.0, 0.0, pot
+                sf[K.SF_ESCALE] = max(cf[K.CF_ESCALE], kin)
+                return True
+            sf[K.SF_TMAX] = max(sf[K.SF_TMAX], kin)
+            sf[K.SF_DUMAX] = max(sf[K.SF_DUMAX], abs(pot - sf[K.SF_U0]))
+            scale = max(sf[K.SF_TMAX], sf[K.SF_DUMAX], sf[K.SF_ESCALE])
+            drift = abs(kin + pot - sf[K.SF_E0]) / scale if scale > 0.0 else 0.0
+            sf[K.SF_DRIFT] = max(sf[K.SF_DRIFT], drift)
+            return not (ci[K.CI_CONSERVATIVE] and drift > cf[K.CF_ENERGY_TOL])
+
+        def step_done(q_prev, q, t):     # as the engine's check_limits: entries that left their range
+            lo, up = self.lim
+            for k in np.nonzero(((q < lo) & ~(q_prev < lo)) | ((q > up) & ~(q_prev > up)))[0]:
+                for side, now, before in ((-1, q[k] < lo[k], q_prev[k] < lo[k]), (1, q[k] > up[k], q_prev[k] > up[k])):
+                    if now and not before:
+                        n = int(si[K.SI_EVENTS])
+                        if n < self.events.shape[1]:
+                            self.events[0, n] = k, t, q[k], side
+                        si[K.SI_EVENTS] = n + 1
+
+        status, (accepted, rejected, evals, samples), t, h = dopri5_run(
+            model, f, self.t_out, self.Q0[0].copy(), self.V0[0].copy(), cf[K.CF_RTOL], cf[K.CF_ATOL], sf[K.SF_H],
+            int(ci[K.CI_MAX_STEPS]), sample, step_done)
+        si[K.SI_STATUS], si[K.SI_SAMPLE], si[K.SI_ACCEPTED], si[K.SI_STEP] = status, samples, accepted, accepted
+        si[K.SI_REJECTED], si[K.SI_EVALS] = rejected, evals
+        sf[K.SF_T], sf[K.SF_H] = t, h
+
     def run_batch(self):
         import numba
 
-        K = self.K
+        K = self.engine()
         threads = numba.get_num_threads()
         nchunk = threads if self.N <= 64 * threads else 4 * threads
         tv, fv = self.tau_v, self.f_v
@@ -648,7 +718,9 @@ def _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, metho
         raise InputError("rollout: Python functions for tau or f_ext cannot run in parallel; use a table, a "
                          "TimeTable or a compiled controller (PD, ComputedTorque), or simulate one state at a time")
     start = time.perf_counter()
-    if N == 1 and not rollout:
+    if N == 1 and not rollout and not kernels_enabled() and run.reference_fits():
+        run.run_reference()         # kernels switched off (reference_only): the readable loop, nothing compiles
+    elif N == 1 and not rollout:
         run.run_single(progress if progress is not None else (None if sys.stderr.isatty() else False))
     else:
         run.run_batch()
