@@ -275,6 +275,30 @@ def dexp_inv(model: Model, xi: ArrayLike, v: ArrayLike) -> Array:
     return out[0] if single else out
 
 
+def dexp_inv_jacobians(model: Model, xi: ArrayLike, v: ArrayLike) -> tuple[Array, Array]:
+    """``(G, D)`` (nv x nv each) at one chart point: ``dexp_inv(xi, v) = G(xi) v`` and ``D`` its
+    derivative with respect to ``xi`` at fixed ``v``. With ``ad_xi w = -ad_w xi`` (the bracket is
+    antisymmetric), ``d(ad_xi^k v) = sum_{j<k} ad_xi^j ad_{dxi} ad_xi^(k-1-j) v = -sum_{j<k} ad_xi^j
+    ad_(w_(k-1-j)) dxi`` with ``w_m = ad_xi^m v``; the same truncated series as :func:`dexp_inv`."""
+    xi, v = np.asarray(xi, dtype=float), np.asarray(v, dtype=float)
+    G, D = np.eye(model.nv), np.zeros((model.nv, model.nv))
+    for i in range(1, model.nb + 1):
+        t = model.joint_type[i]
+        if t not in (SPHERICAL, FREE):
+            continue
+        s = slice(int(model.idx_v[i]), int(model.idx_v[i] + model.nv_joint[i]))
+        A = _ad_matrix(t, xi[s])
+        top = _DEXPINV[-1][0]
+        P, w = [np.eye(A.shape[0])], [v[s]]          # A^m and w_m, m = 0 .. top
+        for _ in range(top):
+            P.append(A @ P[-1])
+            w.append(A @ w[-1])
+        for k, coef in _DEXPINV:
+            G[s, s] += coef * P[k]
+            D[s, s] -= coef * sum(P[j] @ _ad_matrix(t, w[k - 1 - j]) for j in range(k))
+    return G, D
+
+
 def rkmk4(model: Model, accel: Callable[[float, Array, Array], Array], t: float, q: Array, v: Array,
           h: float) -> tuple[Array, Array]:
     """One classical Runge-Kutta step of ``qdot = v`` (on the manifold), ``vdot = accel(t, q, v)``

@@ -106,7 +106,48 @@ def test_rk4_step_derivatives_against_finite_differences(rng):
     B = np.column_stack([(step(x0, tau + eps * e) - step(x0, tau - eps * e)) / (2 * eps) for e in np.eye(n)])
     assert np.abs(d.A - A).max() < 1e-7 * (1 + np.abs(A).max())
     assert np.abs(d.B - B).max() < 1e-7 * (1 + np.abs(B).max())
-    floating = random_tree(rng, nb=2, floating=True)
-    with pytest.raises(InputError, match="curved chart"):
-        step_derivatives(floating, ad.random_configuration(floating, rng), np.zeros(floating.nv),
-                         np.zeros(floating.nv), 0.01, method="rk4")
+
+
+@pytest.mark.parametrize("h", [0.01, 0.05])
+def test_rkmk4_step_derivatives_on_curved_charts(h, rng):
+    """Free flyer and spherical joints (a curved chart): the RKMK4 step's derivatives against central
+    differences on the manifold (perturbed q = q (+) dq, q+ compared in the tangent space at q+),
+    with a longer step (0.05 s: chart rotations of tenths of a radian, where the dexp^-1 terms count) too."""
+    from artidyn.sim.integrate import rk4_step
+    model = random_tree(rng, nb=4, floating=True, joint_types=("spherical", "revolute", "prismatic"))
+    q, v = ad.random_configuration(model, rng), 2.0 * ad.random_velocity(model, rng)
+    tau, n = rng.normal(size=model.nv), model.nv
+
+    def step(dq, dv, du):
+        f = lambda t, Q, V: (ad.aba(model, Q, V, np.broadcast_to(tau + du, V.shape)), None)  # noqa: E731
+        qn, vn, _, _ = rk4_step(model, f, 0.0, integrate(model, q, dq)[None], (v + dv)[None], h)
+        return qn[0], vn[0]
+    q0n, v0n = step(np.zeros(n), np.zeros(n), np.zeros(n))
+    d = step_derivatives(model, q, v, tau, h, method="rk4")
+    assert np.abs(d.q_next - q0n).max() < 1e-13 and np.abs(d.v_next - v0n).max() < 1e-12
+    eps, cols = 1e-6, []
+    for k in range(3 * n):
+        out = []
+        for sgn in (1.0, -1.0):
+            e = np.zeros(3 * n)
+            e[k] = sgn * eps
+            qn, vn = step(e[:n], e[n:2 * n], e[2 * n:])
+            out.append(np.concatenate([difference(model, q0n, qn), vn - v0n]))
+        cols.append((out[0] - out[1]) / (2 * eps))
+    J = np.array(cols).T
+    assert np.abs(J[:n, :n] - np.eye(n)).max() > 1e-2, "the step must move the chart: a real check"
+    assert np.abs(d.A - J[:, :2 * n]).max() < 1e-7 * (1 + np.abs(J).max())
+    assert np.abs(d.B - J[:, 2 * n:]).max() < 1e-7 * (1 + np.abs(J).max())
+
+
+def test_dexp_inv_jacobians_against_the_series(rng):
+    from artidyn.configuration import dexp_inv, dexp_inv_jacobians
+    model = random_tree(rng, nb=3, floating=True, joint_types=("spherical", "revolute"))
+    xi, v = 0.8 * rng.normal(size=model.nv), rng.normal(size=model.nv)
+    G, D = dexp_inv_jacobians(model, xi, v)
+    np.testing.assert_allclose(G @ v, dexp_inv(model, xi, v), atol=1e-14)
+    eps = 1e-6
+    fd = np.column_stack([(dexp_inv(model, xi + eps * e, v) - dexp_inv(model, xi - eps * e, v)) / (2 * eps)
+                          for e in np.eye(model.nv)])
+    np.testing.assert_allclose(D, fd, atol=1e-8)
+    assert np.abs(D).max() > 0.1

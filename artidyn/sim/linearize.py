@@ -14,12 +14,19 @@ manifold (:func:`artidyn.configuration.dintegrate`)::
 All derivatives with respect to q are in the tangent space (a perturbation ``dq`` moves ``q`` to
 ``q (+) dq``, and ``q+`` moves to ``q+ (+) dq+``), as in pinocchio.
 
-For the classical Runge-Kutta step (``method="rk4"``) of a model whose joints are all vector
-joints (revolute, prismatic, cylindrical: the chart is flat), the stages are differentiated in
-turn: with ``f(x) = [v; a(q, v, tau)]`` and ``Df = [[0, I], [da/dq, da/dv]]``::
+For the classical Runge-Kutta step (``method="rk4"``: RKMK4, the four stages in the chart at q,
+``q_s = q (+) xi_s``, chart velocity ``kx_s = dexp_inv(xi_s, v_s) = G(xi_s) v_s``), the stages are
+differentiated in turn, every differential a matrix over ``[dq; dv; dtau]`` (dq tangent at q)::
 
-    dk1 = Df(x1),   dk2 = Df(x2) (I + h/2 dk1),   dk3 = Df(x3) (I + h/2 dk2),   dk4 = Df(x4) (I + h dk3)
-    dx+/dx = I + h/6 (dk1 + 2 dk2 + 2 dk3 + dk4)       (and the same with d/dtau, whose stage term is [0; M^-1])
+    dq_s  = J_q(xi_s) dq + J_v(xi_s) dxi_s                      (dintegrate: tangent at q_s)
+    dkv_s = da/dq(q_s) dq_s + da/dv dv_s + M^-1(q_s) dtau
+    dkx_s = G(xi_s) dv_s + D(xi_s, v_s) dxi_s                   (D = d dexp_inv / d xi)
+    xi_(s+1) = c_s h kx_s,  v_(s+1) = v + c_s h kv_s            (c = 1/2, 1/2, 1)
+    xi+ = h/6 (kx_1 + 2 kx_2 + 2 kx_3 + kx_4),  q+ = q (+) xi+,  dq+ = J_q(xi+) dq + J_v(xi+) dxi+
+
+For vector joints only (a flat chart: J_q = J_v = G = I, D = 0) this is the textbook differentiation
+of RK4, ``dk2 = Df(x2) (I + h/2 dk1)`` etc.; spherical and free joints (a curved chart) add the
+J and D terms (Munthe-Kaas' RKMK methods; the derivative of the dexp^-1 series term by term).
 """
 from __future__ import annotations
 
@@ -27,7 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from ..configuration import dintegrate, integrate
+from ..configuration import dexp_inv_jacobians, dintegrate, integrate
 from ..errors import InputError
 
 if TYPE_CHECKING:
@@ -49,8 +56,7 @@ class StepDerivatives(NamedTuple):
 def step_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, h: float, method: str = "semi-implicit",
                      f_ext: ArrayLike | None = None, friction: bool = True) -> StepDerivatives:
     """The step ``(q, v) -> (q+, v+)`` of the engine under constant ``tau`` over ``h``, and its
-    derivatives (module docstring). ``method``: "semi-implicit" (any model) or "rk4" (models with
-    vector joints only)."""
+    derivatives (module docstring). ``method``: "semi-implicit" or "rk4" (RKMK4), any model."""
     from ..dynamics import aba_derivatives
 
     if method not in ("semi-implicit", "rk4"):
@@ -74,37 +80,42 @@ def step_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, h
 
 
 def _rk4(model, q, v, tau, h, f_ext, friction):
-    """The classical RK4 step of a flat-chart model and its derivatives (module docstring)."""
+    """The RKMK4 step and its derivatives (module docstring), every differential a matrix over
+    the inputs ``[dq; dv; dtau]`` (3 nv columns, dq in the tangent space at q)."""
     from ..dynamics import aba, aba_derivatives
-    from ..joints import FREE, SPHERICAL
 
-    curved = [model.joint_names[i] for i in range(1, model.nb + 1) if model.joint_type[i] in (SPHERICAL, FREE)]
-    if curved:
-        raise InputError(f"step_derivatives(method='rk4'): joints {', '.join(curved[:4])} are spherical or free (a "
-                         f"curved chart); use method='semi-implicit' for them")
     n = model.nv
     q, v, tau = (np.asarray(x, dtype=float) for x in (q, v, tau))
-    Z, I = np.zeros((n, n)), np.eye(n)
+    I, Z = np.eye(n), np.zeros((n, n))
+    dq0, dv0, dtau = np.hstack([I, Z, Z]), np.hstack([Z, I, Z]), np.hstack([Z, Z, I])
 
-    def stage(x):
-        d = aba_derivatives(model, x[:n], x[n:], tau, f_ext=f_ext, friction=friction)
-        k = np.concatenate([x[n:], aba(model, x[:n], x[n:], tau, f_ext, friction=friction)])
-        return k, np.block([[Z, I], [d.da_dq, d.da_dv]]), np.vstack([Z, d.Minv])
-    x = np.concatenate([q, v])
-    k1, D1, E1 = stage(x)
-    k2, D2, E2 = stage(x + 0.5 * h * k1)
-    k3, D3, E3 = stage(x + 0.5 * h * k2)
-    k4, D4, E4 = stage(x + h * k3)
-    I2 = np.eye(2 * n)
-    dk1 = D1
-    dk2 = D2 @ (I2 + 0.5 * h * dk1)
-    dk3 = D3 @ (I2 + 0.5 * h * dk2)
-    dk4 = D4 @ (I2 + h * dk3)
-    du1 = E1
-    du2 = E2 + D2 @ (0.5 * h * du1)
-    du3 = E3 + D3 @ (0.5 * h * du2)
-    du4 = E4 + D4 @ (h * du3)
-    x_next = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-    A = I2 + h / 6 * (dk1 + 2 * dk2 + 2 * dk3 + dk4)
-    B = h / 6 * (du1 + 2 * du2 + 2 * du3 + du4)
-    return StepDerivatives(x_next[:n], x_next[n:], A, B)
+    def stage(xi, dxi, vs, dvs):
+        """(kx, kv) of the stage at the chart point xi with velocity vs, and their differentials."""
+        qs = integrate(model, q, xi)
+        Jq, Jv = dintegrate(model, q, xi)
+        dqs = Jq @ dq0 + Jv @ dxi                      # the stage configuration, tangent at qs
+        d = aba_derivatives(model, qs, vs, tau, f_ext=f_ext, friction=friction)
+        kv = aba(model, qs, vs, tau, f_ext, friction=friction)
+        dkv = d.da_dq @ dqs + d.da_dv @ dvs + d.Minv @ dtau
+        G, D = dexp_inv_jacobians(model, xi, vs)        # kx = dexp_inv(xi, vs) = G vs
+        return G @ vs, kv, G @ dvs + D @ dxi, dkv
+
+    xi, dxi, vs, dvs = np.zeros(n), np.zeros((n, 3 * n)), v, dv0
+    kx, kv, dkx, dkv = [], [], [], []
+    for c in (0.5, 0.5, 1.0, None):
+        k = stage(xi, dxi, vs, dvs)
+        for lst, x in zip((kx, kv, dkx, dkv), k):
+            lst.append(x)
+        if c is not None:
+            xi, dxi = c * h * k[0], c * h * k[2]
+            vs, dvs = v + c * h * k[1], dv0 + c * h * k[3]
+    w = (1.0, 2.0, 2.0, 1.0)
+    xi = h / 6 * sum(a * x for a, x in zip(w, kx))
+    dxi = h / 6 * sum(a * x for a, x in zip(w, dkx))
+    v_next = v + h / 6 * sum(a * x for a, x in zip(w, kv))
+    dv_next = dv0 + h / 6 * sum(a * x for a, x in zip(w, dkv))
+    Jq, Jv = dintegrate(model, q, xi)
+    dq_next = Jq @ dq0 + Jv @ dxi
+    A = np.vstack([dq_next[:, :2 * n], dv_next[:, :2 * n]])
+    B = np.vstack([dq_next[:, 2 * n:], dv_next[:, 2 * n:]])
+    return StepDerivatives(integrate(model, q, xi), v_next, A, B)
