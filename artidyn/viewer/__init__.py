@@ -19,6 +19,8 @@ import re
 import tempfile
 from typing import TYPE_CHECKING
 
+from .teach import Teach, teach  # noqa: F401  (viser is imported by teach() only)
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
@@ -91,4 +93,4 @@ def view(model: Model, q: ArrayLike | Sequence[ArrayLike] | SimulationResult | N
     return ViewerPage(os.fspath(out))
 
 
-__all__ = ["view", "ViewerPage"]
+__all__ = ["view", "ViewerPage", "teach", "Teach"]

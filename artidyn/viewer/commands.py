@@ -2,10 +2,12 @@
 
     artidyn view MODEL [--q Q ... [--deg] [--ignore-limits]] [--result run.npz] [--out FILE.html] [--floating-base]
                  [--collisions] [--frames] [--com] [--no-autoplay]
+    artidyn view MODEL --teach [--q Q ...] [--port 8080]
 
 One self-contained HTML file (open it in a browser; no server, no network). ``--q`` gives a
 posture (default: the neutral configuration), ``--result`` a simulation written by
 ``artidyn simulate`` (``simulation.npz`` or ``.csv``), shown with a time slider and play/pause.
+``--teach`` instead starts a live teach pendant (viser: a slider per joint) until Ctrl-C.
 """
 import pathlib
 import re
@@ -29,6 +31,9 @@ def register(subparsers):
     p.add_argument("--frames", action="store_true", help="show the link frames when the page opens")
     p.add_argument("--com", action="store_true", help="show the centres of mass when the page opens")
     p.add_argument("--no-autoplay", action="store_true", help="do not start playing a trajectory")
+    p.add_argument("--teach", action="store_true",
+                   help="live teach pendant in the browser instead of a page: a slider per joint (needs viser)")
+    p.add_argument("--port", type=int, default=8080, help="--teach: the local port to serve on (default 8080)")
     p.set_defaults(func=cmd_view)
 
 
@@ -63,9 +68,30 @@ def cmd_view(args):
                                                                        " (--floating-base?)"))
     else:
         data = parse_q(model, args.q, args.deg, check=not args.ignore_limits)
+    if args.teach:
+        if args.result is not None:
+            raise ShapeError("--teach shows one posture (--q), not a --result")
+        return teach_until_interrupted(model, data, args.port)
     out = args.out or default_out(model)
     page = view(model, data, out, collisions=True if args.collisions else None, frames=args.frames, com=args.com,
                 autoplay=not args.no_autoplay)
     frames = f", {len(data.t)} samples" if args.result is not None else ""
     print(f"wrote {page} ({page.stat().st_size / 1e6:.2f} MB{frames}); open it in a web browser")
+    return 0
+
+
+def teach_until_interrupted(model, q, port):
+    """Serve the teach pendant (sliders in degrees and metres) until Ctrl-C."""
+    import time
+
+    from .teach import teach
+    pendant = teach(model, q, port=port)
+    try:
+        print(f"teach pendant of '{model.name}' at {pendant.url} (Ctrl-C to stop)", flush=True)
+        while True:
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        pendant.close()
     return 0
