@@ -53,7 +53,7 @@ def test_closed_forms_equal_coal(pair):
         assert_result(res, coal_distance(a, T_a, b, T_b), 1e-9, pair)
         d, n, p_a, p_b = res
         assert abs(np.linalg.norm(n) - 1) < 1e-12 and np.allclose(p_a - p_b, d * n, atol=1e-12)
-        assert_result(distance(b, T_b, a, T_a), (d, -n, p_b, p_a), 1e-15, "swapped")
+        assert_result(distance(b, T_b, a, T_a), (d, -n, p_b, p_a), 1e-13, "swapped")
         signs.append(d < 0)
     assert 0 < np.mean(signs) < 1, "both separated and penetrating placements must be tested"
 

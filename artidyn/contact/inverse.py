@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from .._typing import Model
 
 MAX_ITER = 20000
+RHO_FLOOR = 1e-6       # rho0 >= 1e-3 of H's largest eigenvalue: from the 1e-12 of H's (singular with no actuated dof) ADMM crawled
 
 
 class ContactInverseResult(NamedTuple):
@@ -146,7 +147,7 @@ def _admm(H, g, A, b, proj, tol, max_iter):
     """min 1/2 x^T H x - g^T x, A x = b, x in K: ADMM with residual balancing of rho."""
     n = H.shape[0]
     ev = np.linalg.eigvalsh(H)
-    rho = float(np.sqrt(max(ev[0], 1e-12 * ev[-1]) * ev[-1])) if ev[-1] > 0 else 1.0
+    rho = float(np.sqrt(max(ev[0], RHO_FLOOR * ev[-1]) * ev[-1])) if ev[-1] > 0 else 1.0
     rho_lo, rho_hi = rho * 1e-6, rho * 1e6
     x = z = u = np.zeros(n)
     r_p_old = np.inf
