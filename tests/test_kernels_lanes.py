@@ -65,8 +65,8 @@ def every_joint(rng):
     return b.build()
 
 
-def lane_run(model, kind, Q, X1=None, X2=None, opts=1, lo=0, hi=None):
-    """run_lanes on states lo .. hi-1: (return code, out)."""
+def lane_run(model, kind, Q, X1=None, X2=None, opts=1, lo=0, hi=None, block=L):
+    """run_lanes on states lo .. hi-1 in blocks of ``block`` states: (return code, out)."""
     B = kd._table(model)
     N = Q.shape[0]
     hi = N if hi is None else hi
@@ -74,7 +74,7 @@ def lane_run(model, kind, Q, X1=None, X2=None, opts=1, lo=0, hi=None):
     out = np.full((N, K), -7.0)
     X1 = kd._ZERO if X1 is None else X1
     X2 = kd._ZERO if X2 is None else X2
-    return lanes.run_lanes(B, kind, Q, X1, X2, opts, out, lo, hi), out
+    return lanes.run_lanes(B, kind, Q, X1, X2, opts, out, lo, hi, block), out
 
 
 def reference(model, kind, Q, V, A, friction=True):
@@ -147,6 +147,41 @@ def test_first_invalid_state_is_reported(zoo_models, rng):
         artidyn.rnea(floating, Q, Vb, A)
     with pytest.raises(InputError):
         artidyn.crba(floating, Qb)
+
+
+def test_crba_pairs_and_small_blocks(rng):
+    """CRBA's structural nonzeros on a branching 102-dof tree (two long arms on a floating base):
+    the pairs are exactly the entries the reference matrix can fill (ancestor dofs), every entry
+    of M is a pair or a structural zero, a block of 32 states for so many pairs, and blocks of
+    16 states give the reference matrices."""
+    from artidyn.builder import ModelBuilder
+    b = ModelBuilder("two_arms")
+    b.add_body("base", "world", "free", mass=3.0, inertia=np.diag([0.1, 0.2, 0.3]))
+    for arm in ("l", "r"):
+        parent = "base"
+        for k in range(48):
+            b.add_body(f"{arm}{k}", parent, "revolute", axis=rng.normal(size=3), xyz=rng.uniform(-0.2, 0.2, 3),
+                       mass=rng.uniform(0.5, 1.5), com=rng.uniform(-0.05, 0.05, 3), inertia=np.diag([0.01, 0.02, 0.03]),
+                       armature=0.1)
+            parent = f"{arm}{k}"
+    m = b.build()
+    assert m.nv == 102
+    B = kd._table(m)
+    R, C, where = lanes.crba_pairs(B)
+    # the pairs: (6 + 1) * 6 / 2 for the base, then each arm dof sees the base and its arm's dofs
+    assert len(R) == 21 + 2 * sum(6 + k + 1 for k in range(48))
+    assert np.all(R <= C) and len(set(zip(R.tolist(), C.tolist()))) == len(R)
+    assert lanes.block_size(B, batch.CRBA) == 32 and lanes.block_size(B, batch.RNEA) == L
+    N = 37
+    Q = random_configuration(m, rng, N)
+    ref = _crba(m, Q)
+    zero = where.reshape(m.nv, m.nv) == len(R)
+    assert zero.sum() == 2 * 48 * 48                    # left arm against right arm
+    assert np.all(ref[:, zero] == 0.0) and np.all(ref[:, ~zero] != 0.0)
+    code, out = lane_run(m, batch.CRBA, Q, block=16)
+    assert code == -1
+    close(out, ref.reshape(N, -1), "blocks of 16")
+    close(artidyn.crba(m, Q), ref, "public batch")
 
 
 def test_sin_cos_lanes():

@@ -4,8 +4,7 @@ One compiled function for every algorithm (``kind``) keeps numba's costly parall
 to a single instance. Each chunk works on a private copy of the packed table (its work columns
 are the chunk's scratch) and runs the same per-state code as the single-state entry points;
 RNEA, ABA and CRBA without external wrenches run on blocks of states side by side instead
-(:mod:`.lanes`, vector instructions across states; CRBA up to ``LANES_CRBA_NV`` dofs: beyond, its
-O(nv^2) fill gains nothing from the lanes), whatever the chunk's size, so that a state's numbers
+(:mod:`.lanes`, vector instructions across states), whatever the chunk's size, so that a state's numbers
 do not depend on how a batch is cut into chunks (Dask tasks, threads). Results go to
 ``out`` (N, K), K the flattened size of one state's result.
 """
@@ -15,14 +14,13 @@ import numpy as np
 from .aba import aba_state
 from .crba import crba_state
 from .kinematics import body_placements_out, frame_state, jacobian_state, placements_state
-from .lanes import run_lanes
+from .lanes import block_size, run_lanes
 from .pack import IV
 from .rnea import rnea_state
 from .spatial import all_finite, load_q
 from .types import BUF, HAS_FEXT, I64, MAT, OUT2, TEN, inputs_ok
 
 RNEA, ABA, CRBA, PLACEMENTS, FRAME, JACOBIAN = 0, 1, 2, 3, 4, 5
-LANES_CRBA_NV = 64
 
 
 @nb.njit
@@ -43,8 +41,8 @@ def result_size(B, kind):
 @nb.njit  # a compiled function of its own: inlined into the parallel loop it runs 2x slower
 def run_chunk(B, kind, Q, X1, X2, Fext, body, Tf, opts, out, lo, hi):
     """States lo .. hi-1 on a private copy of the table; the first invalid state, or -1."""
-    if kind <= CRBA and not opts & HAS_FEXT and (kind != CRBA or int(B[0, IV]) <= LANES_CRBA_NV):
-        return run_lanes(B, kind, Q, X1, X2, opts, out, lo, hi)
+    if kind <= CRBA and not opts & HAS_FEXT:
+        return run_lanes(B, kind, Q, X1, X2, opts, out, lo, hi, block_size(B, kind))
     Bc = B.copy()
     T = np.empty((4, 4))
     n, nv = Bc.shape[0], int(Bc[0, IV])

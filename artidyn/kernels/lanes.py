@@ -47,10 +47,10 @@ C1, C2, C3, C4, C5, C6, C7, C8 = COS_C[:8]
 
 
 @nb.njit
-def work(B):
-    """A work array for a block of states of the model packed in B (every column is written
+def work(B, L):
+    """A work array for blocks of L states of the model packed in B (every column is written
     before it is read)."""
-    return np.empty((B.shape[0], WCOLS, LANES))
+    return np.empty((B.shape[0], WCOLS, L))
 
 
 # --- loading a block ----------------------------------------------------------------------------
@@ -623,10 +623,43 @@ def world_twists_lanes(B, W, i, nl):
 
 
 @nb.njit
-def crba_lanes(B, W, Qb, out, s0, nl):
+def crba_pairs(B):
+    """The structural nonzeros of M in the order :func:`crba_lanes` computes them: for each dof
+    c (body i, dof j) the dofs r of its ancestors' joints (and of its own up to j), pairs p with
+    (R[p], C[p]) = (r, c), r <= c; and ``where`` (nv * nv,): the pair of each entry of M
+    (row-major, either triangle), or the number of pairs for a structural zero."""
+    nb1, nv = B.shape[0], int(B[0, IV])
+    n = 0
+    for i in range(1, nb1):
+        for j in range(int(B[i, NVJ])):
+            a = i
+            while a > 0:
+                n += j + 1 if a == i else int(B[a, NVJ])
+                a = int(B[a, PARENT])
+    R, C = np.empty(n, np.int64), np.empty(n, np.int64)
+    where = np.full(nv * nv, n, np.int64)
+    p = 0
+    for i in range(1, nb1):
+        k = int(B[i, IV])
+        for j in range(int(B[i, NVJ])):
+            a = i
+            while a > 0:
+                ka = int(B[a, IV])
+                for jj in range(j + 1 if a == i else int(B[a, NVJ])):
+                    R[p], C[p] = ka + jj, k + j
+                    where[(ka + jj) * nv + k + j] = where[(k + j) * nv + ka + jj] = p
+                    p += 1
+                a = int(B[a, PARENT])
+    return R, C, where
+
+
+@nb.njit
+def crba_lanes(B, W, Qb, Mb, where, out, s0, nl):
     """CRBA (as :func:`.crba.crba_state`) for the nl states of the block: rows s0 .. s0+nl-1 of
-    ``out`` (N, nv * nv) <- the mass matrices, row-major (written in place: a block of
-    matrices side by side would not stay in the cache for large nv)."""
+    ``out`` (N, nv * nv) <- the mass matrices, row-major. The structural nonzeros go to ``Mb``
+    (pairs + 1, lanes; the last row zeros) in the order of :func:`crba_pairs`, then each state's
+    matrix is written in one sweep from ``where`` (scattered writes across the states' rows would
+    leave the cache for all but the smallest models)."""
     nb1 = B.shape[0]
     placements_lanes(B, W, Qb, nl)
     for i in range(1, nb1):
@@ -638,12 +671,9 @@ def crba_lanes(B, W, Qb, out, s0, nl):
             for j in range(13):
                 for l in range(nl):
                     W[par, WIA + j, l] += W[i, WIA + j, l]
-    nv = int(B[0, IV])
-    for l in range(nl):
-        for r in range(nv * nv):
-            out[s0 + l, r] = 0.0
+    p = 0
     for i in range(1, nb1):
-        k, n = int(B[i, IV]), int(B[i, NVJ])
+        n = int(B[i, NVJ])
         for j in range(n):
             o = WU + 6 * j
             for l in range(nl):   # F = I_C s_ij into the scratch columns
@@ -657,39 +687,61 @@ def crba_lanes(B, W, Qb, out, s0, nl):
                 W[i, WS + 3, l] = m * v0 - (h1 * w2 - h2 * w1)
                 W[i, WS + 4, l] = m * v1 - (h2 * w0 - h0 * w2)
                 W[i, WS + 5, l] = m * v2 - (h0 * w1 - h1 * w0)
+            d = p + j     # the diagonal: the walk starts with this joint's dofs 0 .. j
             a = i
             while a > 0:
-                ka = int(B[a, IV])
                 for jj in range(j + 1 if a == i else int(B[a, NVJ])):
                     s = WU + 6 * jj
                     for l in range(nl):
-                        x = (W[a, s, l] * W[i, WS, l] + W[a, s + 1, l] * W[i, WS + 1, l]
-                             + W[a, s + 2, l] * W[i, WS + 2, l] + W[a, s + 3, l] * W[i, WS + 3, l]
-                             + W[a, s + 4, l] * W[i, WS + 4, l] + W[a, s + 5, l] * W[i, WS + 5, l])
-                        out[s0 + l, (ka + jj) * nv + k + j] = x
-                        out[s0 + l, (k + j) * nv + ka + jj] = x
+                        Mb[p, l] = (W[a, s, l] * W[i, WS, l] + W[a, s + 1, l] * W[i, WS + 1, l]
+                                    + W[a, s + 2, l] * W[i, WS + 2, l] + W[a, s + 3, l] * W[i, WS + 3, l]
+                                    + W[a, s + 4, l] * W[i, WS + 4, l] + W[a, s + 5, l] * W[i, WS + 5, l])
+                    p += 1
                 a = int(B[a, PARENT])
             arm = B[i, ARM + j]
             for l in range(nl):
-                out[s0 + l, (k + j) * (nv + 1)] += arm
+                Mb[d, l] += arm
+    for l in range(nl):
+        o = out[s0 + l]
+        for r in range(where.shape[0]):
+            o[r] = Mb[where[r], l]
 
 
 # --- a run of blocks --------------------------------------------------------------------------------
 
 RNEA, ABA, CRBA = 0, 1, 2  # as .batch
+CRBA_BLOCK_BYTES = 1 << 20
 
 
 @nb.njit
-def run_lanes(B, kind, Q, X1, X2, opts, out, lo, hi):
+def block_size(B, kind):
+    """The number of states of a block: ``LANES``, and for CRBA fewer when the block's nonzeros
+    would outgrow ``CRBA_BLOCK_BYTES`` (about a cache's worth; at least 16 states)."""
+    L = LANES
+    if kind == CRBA:
+        n = crba_pairs(B)[0].shape[0] + 1
+        while L > 16 and n * L * 8 > CRBA_BLOCK_BYTES:
+            L //= 2
+    return L
+
+
+@nb.njit
+def run_lanes(B, kind, Q, X1, X2, opts, out, lo, hi, L=LANES):
     """States lo .. hi-1 of RNEA, ABA or CRBA (no external wrenches), block after block of
     LANES states; results to the rows of ``out`` as the per-state kernels write them. Returns the
     first state whose inputs or result are not valid, or -1."""
     nv = int(B[0, IV])
-    W = work(B)
-    Qb = np.empty((Q.shape[1], LANES))
-    X1b, X2b, Yb = np.empty((nv, LANES)), np.empty((nv, LANES)), np.empty((nv, LANES))
-    for s in range(lo, hi, LANES):
-        nl = min(LANES, hi - s)
+    W = work(B, L)
+    if kind == CRBA:
+        R, _, where = crba_pairs(B)
+        Mb = np.empty((R.shape[0] + 1, L))
+        Mb[R.shape[0]] = 0.0
+    else:
+        where, Mb = np.empty(0, np.int64), np.empty((0, L))
+    Qb = np.empty((Q.shape[1], L))
+    X1b, X2b, Yb = np.empty((nv, L)), np.empty((nv, L)), np.empty((nv, L))
+    for s in range(lo, hi, L):
+        nl = min(L, hi - s)
         bad = load_block(B, Q, X1, X2, 0 if kind == CRBA else 2, s, nl, Qb, X1b, X2b)
         if bad >= 0:
             return bad
@@ -698,13 +750,22 @@ def run_lanes(B, kind, Q, X1, X2, opts, out, lo, hi):
         elif kind == ABA:
             aba_lanes(B, W, Qb, X1b, X2b, opts, Yb, nl)
         else:
-            crba_lanes(B, W, Qb, out, s, nl)
+            crba_lanes(B, W, Qb, Mb, where, out, s, nl)
+        if kind == CRBA:          # a NaN or inf among the pairs makes the lane's sum NaN
+            for l in range(nl):
+                Yb[0, l] = 0.0
+            for p in range(Mb.shape[0] - 1):
+                for l in range(nl):
+                    Yb[0, l] += Mb[p, l] * 0.0
+            for l in range(nl):
+                if Yb[0, l] != 0.0:
+                    return s + l
+            continue
         for l in range(nl):
             o = out[s + l]
-            if kind != CRBA:
-                for r in range(nv):
-                    o[r] = Yb[r, l]
-            for r in range(o.shape[0]):
+            for r in range(nv):
+                o[r] = Yb[r, l]
+            for r in range(nv):
                 if o[r] - o[r] != 0.0:
                     return s + l
     return -1
