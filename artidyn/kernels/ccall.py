@@ -1,0 +1,61 @@
+"""C entry points of the single-state kernels, for the bound evaluator's C call path.
+
+A numba dispatcher spends about 0.1 µs per argument on type checks before the compiled code
+runs, more than pinocchio's bindings. These ``cfunc`` wrappers take raw pointers and lengths,
+so that the small C extension ``artidyn._ccall`` can check the arrays itself through the buffer
+protocol (float64, C-contiguous, a writable output) and call them directly. Each returns 1 when
+the kernel accepted the inputs and its result is finite, 0 otherwise (the caller then takes the
+checked path, which reports the error). No external wrenches here (the public functions take
+them). Compiled on first use, cached on disk.
+"""
+import numba as nb
+from numba import types as T
+
+from .aba import aba_single
+from .crba import crba_single
+from .pack import IV
+from .rnea import rnea_single
+from .types import HAS_FEXT
+
+_P = T.CPointer(T.float64)
+# (B, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts) -> int32
+OUT_MATRIX = 1 << 20      # set by the C side when out is a square matrix (crba), refused otherwise
+SIG = T.int32(_P, T.int64, T.int64, _P, _P, _P, T.int64, T.int64, T.int64, _P, T.int64, T.int64)
+
+
+@nb.cfunc(SIG, cache=True)
+def rnea_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
+    """rnea_single(B, q = x1, v = x2, a = x3, no f_ext, opts, tau = out)."""
+    if opts & OUT_MATRIX:
+        return 0
+    B = nb.carray(Bp, (rows, cols))
+    ok = rnea_single(B, nb.carray(x1, n1), nb.carray(x2, n2), nb.carray(x3, n3), nb.carray(Bp, (0, 6)),
+                     opts & ~HAS_FEXT, nb.carray(out, n_out))
+    return 1 if ok else 0
+
+
+@nb.cfunc(SIG, cache=True)
+def aba_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
+    """aba_single(B, q = x1, v = x2, tau = x3, no f_ext, opts, qdd = out)."""
+    if opts & OUT_MATRIX:
+        return 0
+    B = nb.carray(Bp, (rows, cols))
+    ok = aba_single(B, nb.carray(x1, n1), nb.carray(x2, n2), nb.carray(x3, n3), nb.carray(Bp, (0, 6)),
+                    opts & ~HAS_FEXT, nb.carray(out, n_out))
+    return 1 if ok else 0
+
+
+@nb.cfunc(SIG, cache=True)
+def crba_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
+    """crba_single(B, q = x1, M = out, a square matrix); x2, x3 unused."""
+    if not opts & OUT_MATRIX:
+        return 0
+    B = nb.carray(Bp, (rows, cols))
+    nv = int(B[0, IV])
+    if n_out != nv * nv:
+        return 0
+    ok = crba_single(B, nb.carray(x1, n1), nb.carray(out, (nv, nv)))
+    return 1 if ok else 0
+
+
+ADDRESSES = {"rnea": rnea_c.address, "aba": aba_c.address, "crba": crba_c.address}

@@ -1,0 +1,127 @@
+"""The bound evaluator's C call path (the extension artidyn._ccall and the kernels' C entry
+points, artidyn.kernels.ccall): the numbers of numba's path bit for bit, and every input the C
+path must not take (other dtypes, shapes, strides, read-only or foreign buffers) handed to the
+checked path, which computes it or raises the public functions' errors; never a crash."""
+import array
+
+import numpy as np
+import pytest
+
+import artidyn as ad
+
+
+@pytest.fixture(scope="module")
+def pair():
+    """(model, the evaluator on the C path, one on numba's dispatcher)."""
+    model = ad.load("ur5_robot").replace(damping=np.full(6, 0.3), coulomb=np.full(6, 0.2))
+    fast = ad.Dynamics(model)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("ARTIDYN_NO_CCALL", "1")
+    slow = ad.Dynamics(model)
+    mp.undo()
+    return model, fast, slow
+
+
+def test_the_extension_is_built_and_used(pair):
+    """CI builds the extension (a C compiler is there): the evaluator must take the C path."""
+    model, fast, slow = pair
+    assert fast.c_path and not slow.c_path
+
+
+@pytest.mark.parametrize("name", ["ur5_robot", "panda", "solo12", "talos_full_v2"])
+def test_same_numbers_as_numba_and_the_public_functions(name):
+    model = ad.load(name)
+    fast = ad.Dynamics(model)
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        q = ad.random_configuration(model, rng)
+        v, a = ad.random_velocity(model, rng), ad.random_velocity(model, rng)
+        tau = fast.rnea(q, v, a)
+        np.testing.assert_array_equal(tau, ad.rnea(model, q, v, a))
+        np.testing.assert_array_equal(fast.aba(q, v, tau), ad.aba(model, q, v, tau))
+        np.testing.assert_allclose(fast.aba(q, v, tau), a, rtol=0, atol=1e-8)
+        np.testing.assert_array_equal(fast.crba(q), ad.crba(model, q))
+
+
+def test_friction_and_out_in_place(pair):
+    model, fast, slow = pair
+    q, v, a = ad.random_configuration(model, rng=1), np.linspace(-1, 1, 6), np.ones(6)
+    out, M = np.empty(6), np.empty((6, 6))
+    assert fast.rnea(q, v, a, out=out) is out
+    np.testing.assert_array_equal(out, slow.rnea(q, v, a))
+    assert fast.aba(q, v, a, out=out) is out
+    np.testing.assert_array_equal(out, slow.aba(q, v, a))
+    assert fast.crba(q, out=M) is M
+    np.testing.assert_array_equal(M, slow.crba(q))
+    dry = ad.Dynamics(model, friction=False)
+    np.testing.assert_allclose(fast.rnea(q, v, a) - dry.rnea(q, v, a), 0.3 * v + 0.2 * np.sign(v), atol=1e-12)
+
+
+def test_inputs_the_c_path_refuses(pair):
+    """Each goes to the checked path: the right numbers, or the public functions' errors."""
+    model, fast, _ = pair
+    q = ad.random_configuration(model, rng=2)
+    v, a = np.full(6, 0.5), np.full(6, -0.25)
+    ref, Mref = ad.rnea(model, q, v, a), ad.crba(model, q)
+    big_endian = q.astype(">f8")
+    assert not big_endian.dtype.isnative
+    for label, args in [("list", (list(q), v, a)), ("int64 v", (q, np.array([1, 0, 0, 0, 0, 0]), a)),
+                        ("strided q", (np.repeat(q, 2)[::2], v, a)), ("big-endian q", (big_endian, v, a)),
+                        ("array.array", (array.array("d", q), v, a)), ("float32 a", (q, v, a.astype(np.float32)))]:
+        got = fast.rnea(*args)
+        want = ad.rnea(model, *(np.asarray(x, dtype=float) for x in args))
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=label)
+        if label in ("list", "strided q", "big-endian q", "array.array"):
+            np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12, err_msg=label)
+    np.testing.assert_allclose(fast.rnea(q[None], v, a), ref[None], rtol=0, atol=1e-12)   # a batch of one
+    with pytest.raises(ad.InputError, match="NaN"):
+        fast.aba(q, np.full(6, np.nan), a)
+    with pytest.raises(ad.ShapeError, match="nq = 6"):
+        fast.crba(q[:5])
+    qc = q + 1e-20j                                          # complex step: the reference code
+    got = fast.rnea(qc, v, a)
+    assert got.dtype == complex
+    np.testing.assert_array_equal(got, ad.rnea(model, qc, v, a))
+    # outputs: wrong length, read-only, a vector for a matrix, a matrix for a vector, Fortran order
+    with pytest.raises(ad.ShapeError, match="out must be"):
+        fast.rnea(q, v, a, out=np.empty(7))
+    ro = np.empty(6)
+    ro.flags.writeable = False
+    with pytest.raises(ad.ShapeError, match="out must be"):
+        fast.aba(q, v, a, out=ro)
+    with pytest.raises(ad.ShapeError, match="out must be"):
+        fast.crba(q, out=np.empty(36))
+    with pytest.raises(ad.ShapeError, match="out must be"):
+        fast.rnea(q, v, a, out=np.empty((6, 1)))
+    with pytest.raises(ad.ShapeError, match="out must be"):
+        fast.rnea(q, v, a, out=bytearray(48))
+    F = np.empty((6, 6), order="F")
+    assert fast.crba(q, out=F) is F
+    np.testing.assert_array_equal(F, Mref)
+    strided = np.empty(12)[::2]
+    assert fast.rnea(q, v, a, out=strided) is strided
+    np.testing.assert_array_equal(strided, ref)
+
+
+def test_the_extension_checks_its_arguments():
+    """Called directly (private): bad buffers give False, a bad address or arity an exception."""
+    from artidyn._ccall import call
+    from artidyn.kernels import ccall
+    model = ad.load("ur5_robot")
+    dyn = ad.Dynamics(model)
+    q, z, out = ad.neutral(model), np.zeros(6), np.empty(6)
+    addr = ccall.ADDRESSES["rnea"]
+    assert call(addr, dyn._B, 0, q, z, z, out) is True
+    np.testing.assert_allclose(out, ad.gravity_torque(model, q), atol=1e-12)
+    assert call(addr, dyn._B, 0, q, z, z[:5], out) is False                 # the kernel checks lengths
+    assert call(addr, dyn._B, 0, q, z, None, out) is False
+    assert call(addr, dyn._B, 0, "abc", z, z, out) is False
+    assert call(addr, dyn._B.T, 0, q, z, z, out) is False                    # B not C-contiguous
+    assert call(addr, np.zeros(3), 0, q, z, z, out) is False                  # B not 2-D
+    assert call(ccall.ADDRESSES["crba"], dyn._B, 0, q, None, None, out) is False   # crba wants a matrix
+    with pytest.raises(TypeError):
+        call(addr, dyn._B, 0, q, z, z)
+    with pytest.raises(ValueError):
+        call(0, dyn._B, 0, q, z, z, out)
+    with pytest.raises(TypeError):
+        call("x", dyn._B, 0, q, z, z, out)
