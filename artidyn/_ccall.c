@@ -4,8 +4,8 @@
  *
  * address: a kernel of artidyn.kernels.ccall (int); B: the model's packed table (2-D float64,
  * C-contiguous, writable); x1..x3: 1-D float64 C-contiguous inputs (x2, x3 may be None);
- * out: a writable float64 C-contiguous array, 1-D or a square matrix (then opts gets the bit
- * OUT_MATRIX, which each kernel requires or refuses). Everything is checked through the buffer
+ * out: a writable float64 C-contiguous array, 1-D, a square matrix or (3, n, n) (then opts
+ * gets the bit OUT_MATRIX or OUT_TRIPLE, which each kernel requires or refuses). Everything is checked through the buffer
  * protocol; anything else (another dtype, strides, read-only, not a buffer) returns False
  * without calling the kernel, as does a kernel that rejects its inputs (wrong lengths,
  * non-finite values): the caller then takes the checked Python path, which reports the error.
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #define OUT_MATRIX (1LL << 20)           /* as artidyn.kernels.ccall: out is a square matrix */
+#define OUT_TRIPLE (1LL << 21)           /* out is (3, n, n): three square matrices */
 
 typedef int (*kernel_t)(double *, long long, long long, double *, double *, double *, long long, long long,
                         long long, double *, long long, long long);
@@ -86,6 +87,8 @@ static PyObject *call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     if (out.ndim == 2 && out.shape[0] == out.shape[1])
         opts |= OUT_MATRIX;
+    else if (out.ndim == 3 && out.shape[0] == 3 && out.shape[1] == out.shape[2])
+        opts |= OUT_TRIPLE;
     else if (out.ndim != 1) {
         PyBuffer_Release(&out);
         goto done;

@@ -125,3 +125,42 @@ def test_the_extension_checks_its_arguments():
         call(0, dyn._B, 0, q, z, z, out)
     with pytest.raises(TypeError):
         call("x", dyn._B, 0, q, z, z, out)
+
+
+@pytest.mark.parametrize("name", ["ur5_robot", "solo12"])
+def test_derivatives_on_both_paths(name):
+    """Dynamics.rnea_derivatives / aba_derivatives: the public functions' numbers on the C path
+    and on numba's, views of out, and the refusals handed to the public functions."""
+    model = ad.load(name).replace(damping=np.full(ad.load(name).nv, 0.2))
+    rng = np.random.default_rng(8)
+    q = ad.random_configuration(model, rng)
+    v, a = ad.random_velocity(model, rng), ad.random_velocity(model, rng)
+    tau = ad.rnea(model, q, v, a)
+    ref_r, ref_a = ad.rnea_derivatives(model, q, v, a), ad.aba_derivatives(model, q, v, tau)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("ARTIDYN_NO_CCALL", "1")
+    slow = ad.Dynamics(model)
+    mp.undo()
+    fast = ad.Dynamics(model)
+    assert fast.c_path and not slow.c_path
+    for dyn in (fast, slow):
+        r = dyn.rnea_derivatives(q, v, a)
+        assert type(r) is type(ref_r)
+        for got, want in zip(r, ref_r):
+            np.testing.assert_array_equal(got, want)
+        out = np.empty((3, model.nv, model.nv))
+        d = dyn.aba_derivatives(q, v, tau, out=out)
+        assert type(d) is type(ref_a) and np.shares_memory(d.da_dq, out)
+        for got, want in zip(d, ref_a):
+            np.testing.assert_array_equal(got, want)
+        np.testing.assert_allclose(d.Minv @ ad.crba(model, q), np.eye(model.nv), atol=1e-9)
+        # refused by the fast paths: a list, a strided out, the wrong out, NaN
+        for got, want in zip(dyn.rnea_derivatives(list(q), v, a), ref_r):
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+        F = np.empty((3, model.nv, model.nv), order="F")
+        dyn.aba_derivatives(q, v, tau, out=F)
+        np.testing.assert_allclose(F[2], ref_a.Minv, rtol=0, atol=1e-12)
+        with pytest.raises(ad.ShapeError, match="out must be"):
+            dyn.rnea_derivatives(q, v, a, out=np.empty((2, model.nv, model.nv)))
+        with pytest.raises(ad.InputError, match="NaN"):
+            dyn.aba_derivatives(q, np.full(model.nv, np.nan), tau)

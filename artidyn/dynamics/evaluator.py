@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import ShapeError
+from .derivatives import AbaDerivatives, RneaDerivatives
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 _ND = np.ndarray
 _F8 = np.dtype(np.float64)
+_NAMED = (RneaDerivatives, AbaDerivatives)
 
 
 def _c_call():
@@ -50,7 +52,8 @@ def _c_call():
 
 
 class Dynamics:
-    """rnea, aba, crba, gravity and nonlinear effects of ``model`` at one state per call.
+    """rnea, aba, crba, their derivatives, gravity and nonlinear effects of ``model`` at one
+    state per call.
 
     Methods take ``out=`` (a C-contiguous float64 array of the result's shape) to write into.
 
@@ -75,11 +78,13 @@ class Dynamics:
         self._zeros = np.zeros(model.nv)
         self._zeros.flags.writeable = False
         self._rnea, self._aba, self._crba = _K.rnea, _K.aba, _K.crba     # numba dispatchers: typed in C
-        self._v_shape, self._m_shape = (self.nv,), (self.nv, self.nv)
+        self._v_shape, self._m_shape, self._d_shape = (self.nv,), (self.nv, self.nv), (3, self.nv, self.nv)
         c = _c_call()
         self.c_path = c is not None
         self._c = c[0] if c else None
-        self._c_rnea, self._c_aba, self._c_crba = (c[1]["rnea"], c[1]["aba"], c[1]["crba"]) if c else (0, 0, 0)
+        A = c[1] if c else dict.fromkeys(("rnea", "aba", "crba", "rnea_derivatives", "aba_derivatives"), 0)
+        self._c_rnea, self._c_aba, self._c_crba = A["rnea"], A["aba"], A["crba"]
+        self._c_rnea_d, self._c_aba_d = A["rnea_derivatives"], A["aba_derivatives"]
 
     def __repr__(self):
         return f"Dynamics({self.model.name!r}, friction={self.friction})"
@@ -144,6 +149,37 @@ class Dynamics:
             pass
         from .crba import crba
         return self._copy(crba(self.model, q), out)
+
+    def rnea_derivatives(self, q: ArrayLike, v: ArrayLike, a: ArrayLike, out: Array | None = None):
+        """``RneaDerivatives(dtau_dq, dtau_dv, M)``, as :func:`artidyn.rnea_derivatives` (no
+        external wrenches: use the public one); the three are views of ``out`` (3, nv, nv)."""
+        return self._derivatives(0, q, v, a, out)
+
+    def aba_derivatives(self, q: ArrayLike, v: ArrayLike, tau: ArrayLike, out: Array | None = None):
+        """``AbaDerivatives(da_dq, da_dv, Minv)``, as :func:`artidyn.aba_derivatives`; the three
+        are views of ``out`` (3, nv, nv)."""
+        return self._derivatives(1, q, v, tau, out)
+
+    def _derivatives(self, kind, q, x1, x2, out):
+        named = _NAMED[kind]
+        if self._c is not None:
+            D = np.empty(self._d_shape) if out is None else out
+            if self._c(self._c_aba_d if kind else self._c_rnea_d, self._B, self._opts, q, x1, x2, D):
+                return named(D[0], D[1], D[2])
+        D = self._out(out, self._d_shape)
+        from . import _derivatives_kernels as dk
+        single = dk._kernels()["single"]
+        try:
+            if single(self._B, kind, q, x1, x2, self._nof, self._opts, D) == 0:
+                return named(D[0], D[1], D[2])
+        except TypeError:                 # not three 1-D float64 arrays: the public function
+            pass
+        from .derivatives import aba_derivatives, rnea_derivatives
+        r = (aba_derivatives if kind else rnea_derivatives)(self.model, q, x1, x2, friction=self.friction)
+        if out is None:
+            return r
+        out[...] = np.stack(r)
+        return named(out[0], out[1], out[2])
 
     def nonlinear_effects(self, q: ArrayLike, v: ArrayLike, out: Array | None = None) -> Array:
         """C(q, v) v + g(q) (and friction when on): rnea with a = 0."""

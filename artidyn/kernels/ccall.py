@@ -13,6 +13,7 @@ from numba import types as T
 
 from .aba import aba_single
 from .crba import crba_single
+from .derivatives import ABA_D, OK, RNEA_D, derivatives_single
 from .pack import IV
 from .rnea import rnea_single
 from .types import HAS_FEXT
@@ -20,6 +21,7 @@ from .types import HAS_FEXT
 _P = T.CPointer(T.float64)
 # (B, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts) -> int32
 OUT_MATRIX = 1 << 20      # set by the C side when out is a square matrix (crba), refused otherwise
+OUT_TRIPLE = 1 << 21      # set by the C side when out is (3, n, n) (the derivatives)
 SIG = T.int32(_P, T.int64, T.int64, _P, _P, _P, T.int64, T.int64, T.int64, _P, T.int64, T.int64)
 
 
@@ -58,4 +60,30 @@ def crba_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
     return 1 if ok else 0
 
 
-ADDRESSES = {"rnea": rnea_c.address, "aba": aba_c.address, "crba": crba_c.address}
+@nb.njit
+def _derivatives(kind, Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
+    if not opts & OUT_TRIPLE:
+        return 0
+    B = nb.carray(Bp, (rows, cols))
+    nv = int(B[0, IV])
+    if n_out != 3 * nv * nv:
+        return 0
+    code = derivatives_single(B, kind, nb.carray(x1, n1), nb.carray(x2, n2), nb.carray(x3, n3),
+                              nb.carray(Bp, (0, 6)), opts & ~(HAS_FEXT | OUT_TRIPLE), nb.carray(out, (3, nv, nv)))
+    return 1 if code == OK else 0
+
+
+@nb.cfunc(SIG, cache=True)
+def rnea_derivatives_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
+    """derivatives_single(B, RNEA_D, q = x1, v = x2, a = x3, no f_ext, opts, out (3, nv, nv))."""
+    return _derivatives(RNEA_D, Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts)
+
+
+@nb.cfunc(SIG, cache=True)
+def aba_derivatives_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
+    """derivatives_single(B, ABA_D, q = x1, v = x2, tau = x3, no f_ext, opts, out (3, nv, nv))."""
+    return _derivatives(ABA_D, Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts)
+
+
+ADDRESSES = {"rnea": rnea_c.address, "aba": aba_c.address, "crba": crba_c.address,
+             "rnea_derivatives": rnea_derivatives_c.address, "aba_derivatives": aba_derivatives_c.address}
