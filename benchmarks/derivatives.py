@@ -10,12 +10,15 @@ Columns (microseconds; "per state" = a batch of N states timed as one call, divi
 ==============  ===========================================================================
 single          ``artidyn.rnea_derivatives(model, q, v, a)`` (``aba_derivatives(model, q, v, tau)``)
                 from Python, one state: the three (nv, nv) matrices
+bound           ``dyn.rnea_derivatives(q, v, a, out=D)`` (``aba_derivatives``) of the bound evaluator
+                ``dyn = artidyn.Dynamics(model)``, into a preallocated (3, nv, nv) ``D``
 batch/state     the same with Q (N, nq), V, A (N, nv): one call, all cores
 pin single      ``pin.computeRNEADerivatives(model, data, q, v, a)`` (``computeABADerivatives``),
                 which also returns the three matrices
 pin loop        a Python loop of the pinocchio call over N states, per state (pinocchio has no
                 parallel version of the derivatives)
 single ratio    single / pin single          (target of issue 16: <= 1.0)
+bound ratio     bound / pin single
 batch ratio     batch/state / pin single     (target: <= 0.5)
 ==============  ===========================================================================
 
@@ -87,18 +90,21 @@ def measure(label, model, pm, n_batch, repeat, clock):
     pq, pv, pa = pQ[:, 0].copy(), pV[:, 0].copy(), pA[:, 0].copy()
     cols = [(pQ[:, k].copy(), pV[:, k].copy(), pA[:, k].copy()) for k in range(n_batch)]
     rows = []
-    for name, fn, pfn in (("rnea", artidyn.rnea_derivatives, pin.computeRNEADerivatives),
-                          ("aba", artidyn.aba_derivatives, pin.computeABADerivatives)):
+    dyn = artidyn.Dynamics(model)
+    D = np.empty((3, model.nv, model.nv))
+    for name, fn, pfn, bfn in (("rnea", artidyn.rnea_derivatives, pin.computeRNEADerivatives, dyn.rnea_derivatives),
+                               ("aba", artidyn.aba_derivatives, pin.computeABADerivatives, dyn.aba_derivatives)):
         single = lambda: fn(model, q, v, a)                           # noqa: E731
+        bound = lambda: bfn(q, v, a, out=D)                           # noqa: E731
         batch = lambda: fn(model, Q, V, A)                            # noqa: E731
         p_single = lambda: pfn(pm, data, pq, pv, pa)                  # noqa: E731
 
         def p_loop():
             for x in cols:
                 pfn(pm, data, *x)
-        t_single, t_pin = best_times([single, p_single], 0.002, 3 * repeat, clock)
+        t_single, t_bound, t_pin = best_times([single, bound, p_single], 0.002, 3 * repeat, clock)
         t_batch, t_loop = best_times([batch, p_loop], 0.002, repeat, clock)
-        rows.append((label, name, model.nv, t_single, t_batch / n_batch, t_pin, t_loop / n_batch))
+        rows.append((label, name, model.nv, t_single, t_bound, t_batch / n_batch, t_pin, t_loop / n_batch))
     return rows
 
 
@@ -128,14 +134,14 @@ def main():
     what = "process CPU time" if args.cpu else "wall time"
     print(f"N = {n_batch} states per batch; {what} in microseconds (best of {3 * repeat} interleaved rounds "
           f"for single calls, {repeat} for batches)\n")
-    head = (f"{'model':<26}{'deriv':<6}{'nv':>4} {'single':>8} {'batch/st':>9} {'pin single':>11} {'pin loop':>9} "
-            f"{'single ratio':>13} {'batch ratio':>12}")
+    head = (f"{'model':<26}{'deriv':<6}{'nv':>4} {'single':>8} {'bound':>8} {'batch/st':>9} {'pin single':>11} "
+            f"{'pin loop':>9} {'single ratio':>13} {'bound ratio':>12} {'batch ratio':>12}")
     print(head)
     print("-" * len(head))
     us = 1e6
-    for label, name, nv, t_s, t_b, t_p, t_l in rows:
-        print(f"{label:<26}{name:<6}{nv:>4} {t_s * us:8.2f} {t_b * us:9.3f} {t_p * us:11.2f} {t_l * us:9.2f} "
-              f"{t_s / t_p:13.2f} {t_b / t_p:12.2f}")
+    for label, name, nv, t_s, t_d, t_b, t_p, t_l in rows:
+        print(f"{label:<26}{name:<6}{nv:>4} {t_s * us:8.2f} {t_d * us:8.2f} {t_b * us:9.3f} {t_p * us:11.2f} "
+              f"{t_l * us:9.2f} {t_s / t_p:13.2f} {t_d / t_p:12.2f} {t_b / t_p:12.2f}")
 
 
 if __name__ == "__main__":
