@@ -26,8 +26,12 @@ static int is_double(const Py_buffer *v)
     const char *f = v->format;
     if (f == NULL || v->itemsize != 8)
         return 0;
-    if (f[0] == '@' || f[0] == '=' || f[0] == '<')
-        f++;                                   /* native little-endian machines only build this */
+    if (f[0] == '@' || f[0] == '=')
+        f++;
+#if PY_LITTLE_ENDIAN
+    else if (f[0] == '<')
+        f++;
+#endif
     return f[0] == 'd' && f[1] == '\0';
 }
 
