@@ -256,17 +256,17 @@ def _fext(model, f_ext):
 
 def _fast(model, q, v, tau, constraints, f_ext, baumgarte, friction):
     """The compiled route without the checks, for constraint lists already seen (cached) and one
-    state of 1-D float64 arrays; None otherwise (then the full path checks and reports)."""
-    if type(constraints) not in (list, tuple):
+    state of 1-D float64 arrays (the compiled call's types: anything else raises TypeError
+    there); None otherwise (then the full path checks and reports)."""
+    if type(constraints) is not list and type(constraints) is not tuple:
         return None
     P = _compiled.cached(model, constraints)
-    if P is None or not (type(q) is np.ndarray and type(v) is np.ndarray and type(tau) is np.ndarray):
+    if P is None:
         return None
-    if q.ndim != 1 or v.ndim != 1 or tau.ndim != 1 or q.dtype != np.float64 or v.dtype != np.float64 \
-            or tau.dtype != np.float64 or not (f_ext is None or type(f_ext) is np.ndarray and f_ext.ndim == 2
-                                               and f_ext.dtype == np.float64):
+    try:
+        a, lam, phi, W, res, code = _compiled.single(model, P, q, v, tau, f_ext, baumgarte, friction)
+    except TypeError:
         return None
-    a, lam, phi, W, res, code = _compiled.single(model, P, q, v, tau, f_ext, baumgarte, friction)
     if code != _compiled.OK:
         return None
     return ConstrainedResult(a, tau, P.forces(W, lam), lam, res, P.m, P.m, "ok")
