@@ -110,3 +110,31 @@ def test_other_inputs_go_to_the_public_function():
         ConstrainedDynamics(model, cons).lambdas
     with pytest.raises(ad.NameNotFound, match="nowhere"):
         ConstrainedDynamics(model, [Point("nowhere")])
+
+
+def test_the_compiled_result_reads_as_the_plain_one():
+    """The public function's compiled single-state result forms ``forces`` on first access; it
+    unpacks, indexes, prints, pickles and replaces as a plain ConstrainedResult."""
+    import pickle
+
+    model = ad.load("puma560")
+    q = ad.random_configuration(model, rng=4)
+    v, tau = np.full(model.nv, 0.2), np.ones(model.nv)
+    cons = [Point("link6", at=ad.random_configuration(model, rng=5)), Coupling("joint4", "joint6", ratio=0.5)]
+    first = constrained_dynamics(model, q, v, tau, cons)          # checked and packed: a plain result
+    r = constrained_dynamics(model, q, v, tau, cons)              # the cached compiled route
+    assert isinstance(r, ad.constraints.ConstrainedResult) and r.status == "ok"
+    a, t, forces, lam, res, rank, rows, status = r
+    np.testing.assert_array_equal(a, first.a)
+    np.testing.assert_array_equal(lam, first.lambdas)
+    assert len(forces) == 2 and forces[0].shape == (6,) and forces[1].shape == (1,)
+    for f, g in zip(r.forces, first.forces):
+        np.testing.assert_array_equal(f, g)
+    np.testing.assert_array_equal(r[2][1], first.forces[1])
+    np.testing.assert_array_equal(forces[1], lam[3:4])               # Coupling: its multiplier
+    assert (res, rank, rows, status) == (first.residual, first.rank, first.rows, first.status)
+    assert repr(r) == repr(first)
+    back = pickle.loads(pickle.dumps(r))
+    assert type(back) is ad.constraints.ConstrainedResult
+    np.testing.assert_array_equal(back.forces[0], first.forces[0])
+    assert r._replace(status="x").status == "x" and list(r._asdict()) == list(first._asdict())

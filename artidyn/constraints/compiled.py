@@ -133,8 +133,7 @@ def cached(model, constraints):
     cache = model._cache.get(_KEY)
     if cache is None:
         return None
-    hit = cache.get(tuple(map(id, constraints)))
-    return hit if hit is not None and hit.constraints == tuple(constraints) else None
+    return cache.get(tuple(map(id, constraints)))    # P keeps its constraints alive: no other object has their ids
 
 
 def options(f_ext, friction):
@@ -160,7 +159,9 @@ def single(model, P, q, v, tau, f_ext, baumgarte, friction):
     if B is None:
         B = dispatch._table(model)
     alpha, beta = (0.0, 0.0) if baumgarte is None else (float(baumgarte[0]), float(baumgarte[1]))
-    w = P.work(B)
+    w = P._work
+    if w is None:
+        w = P.work(B)
     a = np.empty(model.nv)
     if f_ext is None:
         code = _K.constrained_into(B, P.K, P.TF, q, v, tau, dispatch._NO_F, dispatch.FRICTION if friction else 0,

@@ -80,6 +80,51 @@ class ConstrainedResult(NamedTuple):
     status: str
 
 
+class _CompiledResult(ConstrainedResult):
+    """The :class:`ConstrainedResult` of the compiled single-state route, ``forces`` formed on
+    first access from the kernel's wrenches (a list of one array per constraint costs about a
+    tenth of the call; most callers read ``a`` only). Reads, iterates, compares, prints and
+    pickles as the plain result; the tuple's third slot holds ``(P, W, lam)`` until then."""
+
+    @property
+    def forces(self) -> list:
+        d = self.__dict__
+        f = d.get("_forces")
+        if f is None:
+            P, W, lam = tuple.__getitem__(self, 2)
+            f = d["_forces"] = P.forces(W, lam)
+        return f
+
+    def _plain(self):
+        return ConstrainedResult(self.a, self.tau, self.forces, *tuple.__getitem__(self, slice(3, None)))
+
+    def __iter__(self):
+        return iter(self._plain())
+
+    def __getitem__(self, k):
+        return self._plain()[k]
+
+    def __eq__(self, other):
+        return self._plain() == other
+
+    def __ne__(self, other):
+        return self._plain() != other
+
+    __hash__ = None
+
+    def __repr__(self):
+        return repr(self._plain())
+
+    def __reduce__(self):
+        return ConstrainedResult, tuple(self._plain())
+
+    def _asdict(self):
+        return self._plain()._asdict()
+
+    def _replace(self, **kw):
+        return self._plain()._replace(**kw)
+
+
 def _check(model, constraints) -> list[Any]:
     constraints = [constraints] if hasattr(constraints, "rows") else list(constraints)
     for c in constraints:
@@ -269,7 +314,7 @@ def _fast(model, q, v, tau, constraints, f_ext, baumgarte, friction):
         return None
     if code != _compiled.OK:
         return None
-    return ConstrainedResult(a, tau, P.forces(W, lam), lam, res, P.m, P.m, "ok")
+    return _CompiledResult(a, tau, (P, W, lam), lam, res, P.m, P.m, "ok")
 
 
 _WORST = {"ok": 0, "redundant": 1, "inconsistent": 2}
