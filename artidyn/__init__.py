@@ -19,7 +19,7 @@ from .dynamics import (aba, actuation_matrix, centroidal_momentum, crba, externa
 from .dynamics import (christoffel, coriolis_matrix, gaha, gravity, mass_matrix_derivative,  # noqa: F401
                        newton_euler_nonrecursive, nonlinear_effects)
 from .dynamics import Dynamics, aba_derivatives, hybrid_dynamics, rnea_derivatives  # noqa: F401
-from .constraints import (assemble, constrained_dynamics, constrained_inverse_dynamics,  # noqa: F401
+from .constraints import (ConstrainedDynamics, assemble, constrained_dynamics, constrained_inverse_dynamics,  # noqa: F401
                           constraint_terms)
 from .sim import SimulationResult, default_dt, quintic, rollout, simulate, simulate_constrained  # noqa: F401
 from .io.urdf import load_urdf  # noqa: F401

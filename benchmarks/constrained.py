@@ -16,6 +16,9 @@ solo12, four point contacts         ``[Point(foot, at=q) for foot in FL/FR/HL/HR
 artidyn single      ``artidyn.constrained_dynamics(model, q, v, tau, constraints, friction=False)``
                     (the default ``method="auto"``: the compiled tree-sparse route), the whole
                     public call, result object with the per-constraint wrenches included
+artidyn evaluator   ``cd(q, v, tau, out=a)`` with ``cd = artidyn.constraints.ConstrainedDynamics(model,
+                    constraints, friction=False)`` made once: one compiled call, the multipliers in
+                    ``cd.lambdas`` (the wrenches on access, ``cd.forces``)
 pinocchio single    ``pin.constraintDynamics(model, data, q, v, tau, contact_models, contact_datas,
                     prox)`` with ``ProximalSettings(1e-12, 1e-12, mu=0, max_iter=1)`` (a direct
                     sparse Cholesky solve of the KKT system, no proximal iteration), after
@@ -137,6 +140,14 @@ def measure(stem, n_batch, rounds):
     def ours():
         return ad.constrained_dynamics(model, q, v, tau, cons, friction=False)
 
+    cd = ad.constraints.ConstrainedDynamics(model, cons, friction=False)
+    a_out = np.empty(model.nv)
+    ra = ours().a                       # the evaluator: the public function's numbers
+    err_a = max(err_a, float(np.max(np.abs(cd(q, v, tau) - ra))) / max(1.0, float(np.max(np.abs(ra)))))
+
+    def ours_ev():
+        return cd(q, v, tau, out=a_out)
+
     def theirs():
         return pin.constraintDynamics(pm, data, pQ[0], pV[0], pT[0], cms, cds, prox)
 
@@ -147,10 +158,10 @@ def measure(stem, n_batch, rounds):
         for k in range(n_batch):
             pin.constraintDynamics(pm, data, pQ[k], pV[k], pT[k], cms, cds, prox)
 
-    t_ours, t_pin = best_times([ours, theirs], 0.05, rounds)
+    t_ours, t_ev, t_pin = best_times([ours, ours_ev, theirs], 0.05, rounds)
     t_b, t_l = best_times([ours_batch, theirs_loop], 0.1, max(2, rounds // 2))
     sim = simulation(model, pm, pin, kind, frames, cons, Q[0], pQ[0])
-    return (f"{stem}, {label}", model.nv, sum(c.rows for c in cons), t_ours * 1e6, t_pin * 1e6,
+    return (f"{stem}, {label}", model.nv, sum(c.rows for c in cons), t_ours * 1e6, t_ev * 1e6, t_pin * 1e6,
             t_b / n_batch * 1e6, t_l / n_batch * 1e6, max(err_a, err_f)), sim
 
 
@@ -188,12 +199,12 @@ def main():
     rows = [measure(stem, n_batch, rounds) for stem in PROBLEMS]
     print(machine())
     print(f"\ntimes in µs per call / per state; batch N = {n_batch}; ratio = artidyn / pinocchio\n")
-    print("| problem | nv | rows | artidyn single | pinocchio single | single ratio | artidyn batch/state "
-          "| pinocchio loop/state | batch ratio | max rel. diff |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for (name, nv, m, t1, p1, tb, pl, err), _ in rows:
-        print(f"| {name} | {nv} | {m} | {t1:.2f} | {p1:.2f} | {t1 / p1:.2f} | {tb:.2f} | {pl:.2f} | {tb / pl:.2f} "
-              f"| {err:.1e} |")
+    print("| problem | nv | rows | artidyn single | artidyn evaluator | pinocchio single | single ratio "
+          "| evaluator ratio | artidyn batch/state | pinocchio loop/state | batch ratio | max rel. diff |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for (name, nv, m, t1, te, p1, tb, pl, err), _ in rows:
+        print(f"| {name} | {nv} | {m} | {t1:.2f} | {te:.2f} | {p1:.2f} | {t1 / p1:.2f} | {te / p1:.2f} | {tb:.2f} "
+              f"| {pl:.2f} | {tb / pl:.2f} | {err:.1e} |")
     print("\n1 s of simulation at dt = 1 ms, semi-implicit; ms; drift = max |phi| before projection / with "
           "Baumgarte alone; last column: max |q_artidyn - q_pinocchio| over the joints (Baumgarte runs)\n")
     print("| problem | artidyn (projection) | artidyn (Baumgarte) | pinocchio loop (Baumgarte) | ratio (Baumgarte) "

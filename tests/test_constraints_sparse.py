@@ -688,7 +688,7 @@ def check_utdu(model, q):
     np.testing.assert_array_equal(lam_c, lam)
     np.testing.assert_array_equal(sub_c, sub)
     Mc, Dc = M.copy(), np.empty(model.nv)
-    assert kc.utdu(Mc, lam_c, sub_c, Dc)
+    assert kc.utdu(Mc, lam_c, sub_c, Dc, np.empty(model.nv))      # the last: scratch
     _close(Dc, D, "compiled D", 1e-12)
     _close(np.triu(Mc, 1), np.triu(U, 1), "compiled U", 1e-12)
 

@@ -11,6 +11,7 @@ Nonholonomic constraints ``A(q, t) v + b(q, t) = 0`` (rolling without slipping o
 knife edge, user functions) take the same solvers and simulation (:mod:`.nonholonomic`).
 """
 from .declared import from_model  # noqa: F401
+from .evaluator import ConstrainedDynamics  # noqa: F401
 from .models import Coupling, Distance, Hinge, Holonomic, Point, Weld  # noqa: F401
 from .nonholonomic import (FramePath, JointPath, KnifeEdge, Nonholonomic, NoPivot, RollingDisk,  # noqa: F401
                            RollingSphere)

@@ -57,7 +57,15 @@ class Packed:
                     K[k, KN:KN + 6] = c._n_local.ravel()
             row += c.rows
         self.m, self.nc = row, nc
+        self._work = None
         self.K, self.TF = _frozen(K), _frozen(TF)
+
+    def work(self, B):
+        """The kept scratch of the single-state kernel (:class:`Work`), made on first use."""
+        w = self._work
+        if w is None:
+            w = self._work = Work(B, self)
+        return w
 
     def forces(self, W, lam):
         """One entry per constraint from the kernel's wrenches W (nc, 6) or (N, nc, 6): the
@@ -125,8 +133,7 @@ def cached(model, constraints):
     cache = model._cache.get(_KEY)
     if cache is None:
         return None
-    hit = cache.get(tuple(map(id, constraints)))
-    return hit if hit is not None and hit.constraints == tuple(constraints) else None
+    return cache.get(tuple(map(id, constraints)))    # P keeps its constraints alive: no other object has their ids
 
 
 def options(f_ext, friction):
@@ -145,19 +152,36 @@ _K = _Kernels()
 
 
 def single(model, P, q, v, tau, f_ext, baumgarte, friction):
-    """``(a, lam, phi, wrenches, residual, code)`` for one state through the compiled kernel."""
+    """``(a, lam, phi, wrenches, residual, code)`` for one state through the compiled kernel (the
+    scratch kept on P, :meth:`Packed.work`; lam and the wrenches copied out of it, phi a view of
+    it that the next call overwrites)."""
     B = model._cache.get(dispatch.KEY)
     if B is None:
         B = dispatch._table(model)
     alpha, beta = (0.0, 0.0) if baumgarte is None else (float(baumgarte[0]), float(baumgarte[1]))
-    a, lam, phi, W, info = np.empty(model.nv), np.empty(P.m), np.empty(P.m), np.empty((P.nc, 6)), np.empty(1)
+    w = P._work
+    if w is None:
+        w = P.work(B)
+    a = np.empty(model.nv)
     if f_ext is None:
-        code = _K.constrained_single(B, P.K, P.TF, q, v, tau, dispatch._NO_F, dispatch.FRICTION if friction else 0,
-                                     alpha, beta, a, lam, phi, W, info)
+        code = _K.constrained_into(B, P.K, P.TF, q, v, tau, dispatch._NO_F, dispatch.FRICTION if friction else 0,
+                                   alpha, beta, w.buf, w.ints, P.m, a)
     else:
-        code = _K.constrained_single(B, P.K, P.TF, q, v, tau, f_ext, options(f_ext, friction), alpha, beta, a, lam,
-                                     phi, W, info)
-    return a, lam, phi, W, float(info[0]), code
+        code = _K.constrained_into(B, P.K, P.TF, q, v, tau, f_ext, options(f_ext, friction), alpha, beta, w.buf,
+                                   w.ints, P.m, a)
+    return a, w.lam.copy(), w.phi, w.W.copy(), float(w.buf[-1]), code
+
+
+class Work:
+    """The scratch of :func:`artidyn.kernels.constrained.constrained_into` for one model and
+    constraint list, and views of its outputs: ``lam`` (m), ``phi`` (m), ``W`` (nc, 6), ``buf[-1]``
+    the residual (overwritten by every call)."""
+
+    def __init__(self, B, P):
+        self.buf, self.ints = _K.new_scratch(B, P.K, P.m)
+        o = self.buf.size - 2 * P.m - 6 * P.nc - 1
+        self.lam, self.phi = self.buf[o:o + P.m], self.buf[o + P.m:o + 2 * P.m]
+        self.W = self.buf[o + 2 * P.m:o + 2 * P.m + 6 * P.nc].reshape(P.nc, 6)
 
 
 def batch(model, P, Q, V, TAU, f_ext, baumgarte, friction):

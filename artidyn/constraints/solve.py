@@ -80,6 +80,51 @@ class ConstrainedResult(NamedTuple):
     status: str
 
 
+class _CompiledResult(ConstrainedResult):
+    """The :class:`ConstrainedResult` of the compiled single-state route, ``forces`` formed on
+    first access from the kernel's wrenches (a list of one array per constraint costs about a
+    tenth of the call; most callers read ``a`` only). Reads, iterates, compares, prints and
+    pickles as the plain result; the tuple's third slot holds ``(P, W, lam)`` until then."""
+
+    @property
+    def forces(self) -> list:
+        d = self.__dict__
+        f = d.get("_forces")
+        if f is None:
+            P, W, lam = tuple.__getitem__(self, 2)
+            f = d["_forces"] = P.forces(W, lam)
+        return f
+
+    def _plain(self):
+        return ConstrainedResult(self.a, self.tau, self.forces, *tuple.__getitem__(self, slice(3, None)))
+
+    def __iter__(self):
+        return iter(self._plain())
+
+    def __getitem__(self, k):
+        return self._plain()[k]
+
+    def __eq__(self, other):
+        return self._plain() == other
+
+    def __ne__(self, other):
+        return self._plain() != other
+
+    __hash__ = None
+
+    def __repr__(self):
+        return repr(self._plain())
+
+    def __reduce__(self):
+        return ConstrainedResult, tuple(self._plain())
+
+    def _asdict(self):
+        return self._plain()._asdict()
+
+    def _replace(self, **kw):
+        return self._plain()._replace(**kw)
+
+
 def _check(model, constraints) -> list[Any]:
     constraints = [constraints] if hasattr(constraints, "rows") else list(constraints)
     for c in constraints:
@@ -256,20 +301,20 @@ def _fext(model, f_ext):
 
 def _fast(model, q, v, tau, constraints, f_ext, baumgarte, friction):
     """The compiled route without the checks, for constraint lists already seen (cached) and one
-    state of 1-D float64 arrays; None otherwise (then the full path checks and reports)."""
-    if type(constraints) not in (list, tuple):
+    state of 1-D float64 arrays (the compiled call's types: anything else raises TypeError
+    there); None otherwise (then the full path checks and reports)."""
+    if type(constraints) is not list and type(constraints) is not tuple:
         return None
     P = _compiled.cached(model, constraints)
-    if P is None or not (type(q) is np.ndarray and type(v) is np.ndarray and type(tau) is np.ndarray):
+    if P is None:
         return None
-    if q.ndim != 1 or v.ndim != 1 or tau.ndim != 1 or q.dtype != np.float64 or v.dtype != np.float64 \
-            or tau.dtype != np.float64 or not (f_ext is None or type(f_ext) is np.ndarray and f_ext.ndim == 2
-                                               and f_ext.dtype == np.float64):
+    try:
+        a, lam, phi, W, res, code = _compiled.single(model, P, q, v, tau, f_ext, baumgarte, friction)
+    except TypeError:
         return None
-    a, lam, phi, W, res, code = _compiled.single(model, P, q, v, tau, f_ext, baumgarte, friction)
     if code != _compiled.OK:
         return None
-    return ConstrainedResult(a, tau, P.forces(W, lam), lam, res, P.m, P.m, "ok")
+    return _CompiledResult(a, tau, (P, W, lam), lam, res, P.m, P.m, "ok")
 
 
 _WORST = {"ok": 0, "redundant": 1, "inconsistent": 2}

@@ -4,7 +4,9 @@ Mirrors :func:`artidyn.constraints.solve._sparse` (the readable reference)::
 
     M a + h = tau + J^T lambda,      J a = gamma = -Jdot v - 2 alpha J v - beta^2 phi
 
-1. RNEA gives ``h``; CRBA gives ``M`` and the world placements and joint twists.
+1. CRBA gives ``M`` and the world placements, inertias and joint twists; on them, in the same
+   pass, the RNEA in world coordinates gives ``h`` (:func:`crba_bias_state`; the simulation,
+   which also reads the energies off the RNEA, runs the body-frame RNEA instead).
 2. The constraint rows: world Jacobians of the frames (:func:`.kinematics.jacobian_state`) and
    ``Jdot v`` from one pass of world spatial velocities and velocity-product accelerations
    (``V_i = V_p + S_i qd_i``, ``A_i = A_p + V_i x S_i qd_i``, both about the world origin; a
@@ -12,11 +14,13 @@ Mirrors :func:`artidyn.constraints.solve._sparse` (the readable reference)::
 3. ``M = U D U^T`` by the factorisation that follows the tree (Featherstone, "Rigid Body
    Dynamics Algorithms", sec. 6.5, with ``U = L^T``: no fill-in outside the ancestor pattern; in
    depth-first order a subtree is a contiguous range of dofs, so the inner products run over
-   contiguous memory), then ``Y = D^-1/2 U^-1 J^T`` (one column per row of J; its entries flow
-   to the ancestors of J's nonzero columns only), the Delassus matrix ``G = J M^-1 J^T = Y^T Y``
-   (over those entries), its Cholesky factors, and::
+   contiguous memory), then ``Y = D^-1/2 U^-1 J^T`` (one column per row of J, over the
+   constraint's support: the dofs of its bodies and their ancestors, :func:`supports`, closed
+   under U^-1), the Delassus matrix ``G = J M^-1 J^T = Y^T Y`` (over the supports), its Cholesky
+   factors, and::
 
-       a0 = M^-1 (tau - h),   G lambda = gamma - J a0,   a = a0 + U^-T D^-1/2 Y lambda
+       z = D^-1/2 U^-1 (tau - h),   G lambda = gamma - Y^T z  (= gamma - J a0),
+       a = U^-T D^-1/2 (z + Y lambda)            (= a0 + M^-1 J^T lambda)
 
 A Cholesky pivot of G below ``1e-11`` times its largest diagonal entry (redundant or degenerate
 constraints) returns ``SINGULAR``: the caller then takes the reference route, which finds the
@@ -31,13 +35,13 @@ import math
 import numba as nb
 import numpy as np
 
-from .crba import crba_state, matrix_finite
+from .crba import crba_bodies, crba_matrix, crba_state, matrix_finite
 from .energy import energy_after_dynamics
 from .kinematics import frame_state, jacobian_state
-from .pack import A, IV, JTYPE, NVJ, P0, PARENT, PITCH, R0, U, V
+from .pack import A, COUL, DAMP, F, GRAVITY, IA, IV, JTYPE, NVJ, P0, PARENT, PITCH, QN, R0, RA, REST, STIFF, U, V
 from .rnea import rnea_state
-from .spatial import HELICAL, all_finite, dof_axis, dof_slides
-from .types import BUF, HAS_FEXT, I64, MAT, OUT1, OUT2, OUT3, TEN, VEC, inputs_ok
+from .spatial import HELICAL, all_finite, dof_axis, dof_slides, rigid_inertia_apply
+from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, OUT1, OUT2, OUT3, TEN, VEC, inputs_ok
 
 F64 = nb.float64
 
@@ -100,6 +104,74 @@ def world_velocities(B, qd):
         B[i, A + 3] = B[p, A + 3] + w1 * s5 - w2 * s4 + v1 * s2 - v2 * s1
         B[i, A + 4] = B[p, A + 4] + w2 * s3 - w0 * s5 + v2 * s0 - v0 * s2
         B[i, A + 5] = B[p, A + 5] + w0 * s4 - w1 * s3 + v0 * s1 - v1 * s0
+
+
+@nb.njit
+def crba_bias_state(B, qd, fext, opts, M, h):
+    """M (CRBA) and the bias forces ``h = rnea(q, qd, 0)`` in one pass, for the state loaded by
+    ``load_q``; leaves the world velocities of :func:`world_velocities`. The RNEA in world
+    coordinates (Featherstone, RBDA sec. 5.3 in the base frame; pinocchio's choice), on the
+    CRBA's placements, world inertias and twists: about the world origin,
+    ``a_i = [0; -g] + A_i`` (A: the velocity products), ``f_i = I_i a_i + V_i x* I_i V_i - f_ext_i``,
+    ``f_p += f_i`` without transforms, ``h_k = s_k . f_i`` (+ springs, + friction with the option)."""
+    crba_bodies(B)
+    world_velocities(B, qd)
+    g0, g1, g2 = B[0, GRAVITY], B[0, GRAVITY + 1], B[0, GRAVITY + 2]
+    nb1 = B.shape[0]
+    for i in range(1, nb1):
+        w0, w1, w2, v0, v1, v2 = B[i, V], B[i, V + 1], B[i, V + 2], B[i, V + 3], B[i, V + 4], B[i, V + 5]
+        f = rigid_inertia_apply(B, i, IA, (B[i, A], B[i, A + 1], B[i, A + 2], B[i, A + 3] - g0, B[i, A + 4] - g1,
+                                           B[i, A + 5] - g2))
+        p = rigid_inertia_apply(B, i, IA, (w0, w1, w2, v0, v1, v2))
+        B[i, F] = f[0] + w1 * p[2] - w2 * p[1] + v1 * p[5] - v2 * p[4]
+        B[i, F + 1] = f[1] + w2 * p[0] - w0 * p[2] + v2 * p[3] - v0 * p[5]
+        B[i, F + 2] = f[2] + w0 * p[1] - w1 * p[0] + v0 * p[4] - v1 * p[3]
+        B[i, F + 3] = f[3] + w1 * p[5] - w2 * p[4]
+        B[i, F + 4] = f[4] + w2 * p[3] - w0 * p[5]
+        B[i, F + 5] = f[5] + w0 * p[4] - w1 * p[3]
+        if opts & HAS_FEXT:
+            external_world_sub(B, i, fext)
+    for i in range(nb1 - 1, 0, -1):
+        k = int(B[i, IV])
+        for j in range(int(B[i, NVJ])):
+            o = U + 6 * j
+            x = (B[i, o] * B[i, F] + B[i, o + 1] * B[i, F + 1] + B[i, o + 2] * B[i, F + 2] + B[i, o + 3] * B[i, F + 3]
+                 + B[i, o + 4] * B[i, F + 4] + B[i, o + 5] * B[i, F + 5])
+            if B[i, STIFF + j] != 0.0:
+                x += B[i, STIFF + j] * (B[i, QN + j] - B[i, REST + j])
+            if opts & FRICTION:
+                s = 1.0 if qd[k + j] > 0 else (-1.0 if qd[k + j] < 0 else 0.0)
+                x += B[i, DAMP + j] * qd[k + j] + B[i, COUL + j] * s
+            h[k + j] = x
+        par = int(B[i, PARENT])
+        if par > 0:
+            for r in range(6):
+                B[par, F + r] += B[i, F + r]
+    crba_matrix(B, M)
+
+
+@nb.njit
+def external_world_sub(B, i, fext):
+    """B[i, F] -= f_ext_i, the wrench of body i (body axes, about its origin) in world axes about
+    the world origin: ``f = R0 Ra^T f_b``, ``n = R0 Ra^T n_b + p0 x f``."""
+    n0 = n1 = n2 = f0 = f1 = f2 = 0.0
+    for r in range(3):                 # internal axes: Ra^T (column r of Ra), then world: R0
+        e0, e1, e2 = B[i, RA + r], B[i, RA + 3 + r], B[i, RA + 6 + r]
+        ni = e0 * fext[i, 0] + e1 * fext[i, 1] + e2 * fext[i, 2]
+        fi = e0 * fext[i, 3] + e1 * fext[i, 4] + e2 * fext[i, 5]
+        n0 += B[i, R0 + r] * ni
+        n1 += B[i, R0 + 3 + r] * ni
+        n2 += B[i, R0 + 6 + r] * ni
+        f0 += B[i, R0 + r] * fi
+        f1 += B[i, R0 + 3 + r] * fi
+        f2 += B[i, R0 + 6 + r] * fi
+    p0, p1, p2 = B[i, P0], B[i, P0 + 1], B[i, P0 + 2]
+    B[i, F] -= n0 + p1 * f2 - p2 * f1
+    B[i, F + 1] -= n1 + p2 * f0 - p0 * f2
+    B[i, F + 2] -= n2 + p0 * f1 - p1 * f0
+    B[i, F + 3] -= f0
+    B[i, F + 4] -= f1
+    B[i, F + 5] -= f2
 
 
 @nb.njit
@@ -462,26 +534,30 @@ def subtree_sizes(lam, sub):
 
 
 @nb.njit(fastmath=FAST)
-def utdu(M, lam, sub, D):
+def utdu(M, lam, sub, D, du):
     """M = U D U^T in place: U (unit upper triangular) in M's upper triangle, U[i, k] nonzero
-    only for k in the subtree of i; D (nv) out. Featherstone's L^T D L (RBDA Table 6.3) with
-    U = L^T, ordered so that the inner products run over contiguous subtrees. False when a pivot
-    is not positive."""
+    only for k in the subtree of i; D (nv) out; du (nv) scratch. Featherstone's L^T D L (RBDA
+    Table 6.3) with U = L^T, ordered so that the inner products run over contiguous subtrees;
+    ``du = D U[j, :]^T`` over the subtree is formed once per column, and one division per pivot.
+    False when a pivot is not positive."""
     n = M.shape[0]
     for j in range(n - 1, -1, -1):
         e = j + sub[j]
         d = M[j, j]
         for k in range(j + 1, e):
-            d -= M[j, k] * M[j, k] * D[k]
+            x = D[k] * M[j, k]
+            du[k] = x
+            d -= M[j, k] * x
         if not d > 0.0:
             return False
         D[j] = d
+        dinv = 1.0 / d
         i = lam[j]
         while i >= 0:
             x = M[i, j]
             for k in range(j + 1, e):
-                x -= M[i, k] * D[k] * M[j, k]
-            M[i, j] = x / d
+                x -= M[i, k] * du[k]
+            M[i, j] = x * dinv
             i = lam[i]
     return True
 
@@ -612,6 +688,98 @@ def delassus(U, lam, Jst, dis, Y, span, G):
             G[s, r] = x
 
 
+@nb.njit
+def supports(B, K, lam, m, path):
+    """path[c] <- (count, dofs...) the dofs constraint c's rows can touch, ascending: the dofs of
+    its bodies' joints and of all their ancestors (Coupling: its two dofs and their ancestors).
+    The set is closed under taking the parent dof, so U^-1 keeps a row of J inside it."""
+    nv = lam.shape[0]
+    mark = np.zeros(nv, np.int64)
+    for c in range(K.shape[0]):
+        for k in range(nv):
+            mark[k] = 0
+        if int(K[c, KTYPE]) == COUPLING:
+            starts = (int(K[c, KVA]), int(K[c, KVB]))
+        else:
+            starts = (last_dof(B, int(K[c, KBA])), last_dof(B, int(K[c, KBB])))
+        for k0 in starts:
+            k = k0
+            while k >= 0 and mark[k] == 0:
+                mark[k] = 1
+                k = lam[k]
+        n = 0
+        for k in range(nv):
+            if mark[k]:
+                n += 1
+                path[c, n] = k
+        path[c, 0] = n
+
+
+@nb.njit
+def last_dof(B, i):
+    """The last dof of body i's joint, or of its nearest ancestor joint with dofs (-1: none)."""
+    while i > 0 and int(B[i, NVJ]) == 0:
+        i = int(B[i, PARENT])
+    return int(B[i, IV]) + int(B[i, NVJ]) - 1 if i > 0 else -1
+
+
+@nb.njit
+def row_end(K, c, m):
+    """One past the last row of constraint c."""
+    return int(K[c + 1, KROW]) if c + 1 < K.shape[0] else m
+
+
+@nb.njit(fastmath=FAST)
+def delassus_paths(U, K, path, Jst, dis, Y, span, G):
+    """As :func:`delassus` with the supports of :func:`supports`: Y's row r <- D^-1/2 U^-1 J^T
+    over its constraint's dofs only (dense loops over the support: U[i, k] is zero where i is
+    not an ancestor of k, so no walk up the tree), Y zero elsewhere (set once by ``scratch``);
+    G <- Y Y^T over the supports."""
+    m = Jst.shape[0]
+    for c in range(K.shape[0]):
+        n = path[c, 0]
+        idx = path[c, 1:n + 1]
+        for r in range(int(K[c, KROW]), row_end(K, c, m)):
+            y = Y[r]
+            for t in range(n):
+                y[idx[t]] = Jst[r, idx[t]]
+            for t in range(n - 1, 0, -1):
+                k = idx[t]
+                yk = y[k]
+                if yk != 0.0:
+                    for s in range(t):
+                        y[idx[s]] -= U[idx[s], k] * yk
+            for t in range(n):
+                y[idx[t]] *= dis[idx[t]]
+            span[r, 0], span[r, 1] = (idx[0], idx[n - 1] + 1) if n > 0 else (0, 0)
+    for c in range(K.shape[0]):
+        n = path[c, 0]
+        idx = path[c, 1:n + 1]
+        for r in range(int(K[c, KROW]), row_end(K, c, m)):
+            yr = Y[r]
+            for s in range(r + 1):
+                ys = Y[s]
+                x = 0.0
+                for t in range(n):
+                    x += yr[idx[t]] * ys[idx[t]]
+                G[r, s] = x
+                G[s, r] = x
+
+
+@nb.njit(fastmath=FAST)
+def rows_times(K, path, Jst, x, out):
+    """out (m) <- J x (or Y x) over each constraint's support."""
+    m = Jst.shape[0]
+    for c in range(K.shape[0]):
+        n = path[c, 0]
+        for r in range(int(K[c, KROW]), row_end(K, c, m)):
+            s = 0.0
+            for t in range(1, n + 1):
+                k = path[c, t]
+                s += Jst[r, k] * x[k]
+            out[r] = s
+
+
 @nb.njit(fastmath=FAST)
 def correction(Y, span, lam, dis, y):
     """y <- D^-1/2 Y^T lam."""
@@ -625,40 +793,70 @@ def correction(Y, span, lam, dis, y):
         y[k] *= dis[k]
 
 
+@nb.njit(fastmath=FAST)
+def add_rows_t(K, path, Y, lam, y):
+    """y += Y^T lam over each constraint's support."""
+    m = Y.shape[0]
+    for c in range(K.shape[0]):
+        n = path[c, 0]
+        for r in range(int(K[c, KROW]), row_end(K, c, m)):
+            yr, x = Y[r], lam[r]
+            for t in range(1, n + 1):
+                k = path[c, t]
+                y[k] += yr[k] * x
+
+
 @nb.njit
 def factor_state(B, K, TF, q, qd, S, phi, strict):
     """The factors at the configuration loaded by ``load_q``: M = U D U^T (U in S.M, D in
     work[4], D^-1/2 in work[3]), the rows J (S.Jst), their ``Jdot v`` (work[2]) and phi, Y and the
     Cholesky factor of the Delassus matrix (S.G; ``strict``: see :func:`constrained_state`)."""
-    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux = S
-    nv, m = M.shape[0], G.shape[0]
-    crba_state(B, M)
+    crba_state(B, S[3])
     world_velocities(B, qd)
+    return factor_rows(B, K, TF, q, qd, S, phi, strict)
+
+
+@nb.njit
+def factor_bias_state(B, K, TF, q, qd, fext, opts, S, phi, strict):
+    """:func:`factor_state` with the bias forces h = rnea(q, qd, 0) in work[0] from the same
+    pass (:func:`crba_bias_state`), for :func:`solve_state` with ``have_h``."""
+    crba_bias_state(B, qd, fext, opts, S[3], S[9][0, :S[3].shape[0]])
+    return factor_rows(B, K, TF, q, qd, S, phi, strict)
+
+
+@nb.njit
+def factor_rows(B, K, TF, q, qd, S, phi, strict):
+    """The rest of :func:`factor_state` once M and the world velocities are in place."""
+    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path = S
+    nv, m = M.shape[0], G.shape[0]
     if not constraint_rows(B, K, TF, q, qd, Jst, work[2, :m], phi, aux, Ja, Jb, T2, sm):
         return DEGENERATE
     if not matrix_finite(M):
         return BAD_INPUT
     D = work[4, :nv]
-    if not utdu(M, lam_dof, sub, D):
+    if not utdu(M, lam_dof, sub, D, work[3, :nv]):       # work[3]: scratch until D^-1/2 below
         return SINGULAR
     for k in range(nv):
         work[3, k] = 1.0 / math.sqrt(D[k])
-    delassus(M, lam_dof, Jst, work[3, :nv], Y, span, G)
+    delassus_paths(M, K, path, Jst, work[3, :nv], Y, span, G)
     if cholesky(G, strict, span[:, 2]) < 0:       # span[:, 2]: the rows dropped (strict: none)
         return SINGULAR
     return OK
 
 
 @nb.njit
-def solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy, refresh=True):
+def solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy, refresh=True,
+                have_h=False):
     """The constrained accelerations at (q, qd) with the factors of :func:`factor_state` at q
-    (any qd): RNEA for h (and, unless energy is None, the kinetic and potential energy read off
-    that pass into energy[0:2]), the rows' ``Jdot v`` for this qd (``refresh``; False: the qd of
-    the factorisation, its rows kept), then a0, lambda and a. work[5, 0] <- max |J a - gamma|."""
-    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux = S
+    (any qd): RNEA for h (``have_h``: h already in work[0], from :func:`factor_bias_state`; and,
+    unless energy is None, the kinetic and potential energy read off that pass into energy[0:2]),
+    the rows' ``Jdot v`` for this qd (``refresh``; False: the qd of the factorisation, its rows
+    kept), then a0, lambda and a. work[5, 0] <- max |J a - gamma|."""
+    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path = S
     nv, m = M.shape[0], G.shape[0]
     h = work[0, :nv]
-    rnea_state(B, qd, work[1, :nv], fext, opts, h)       # work[1] holds zeros (qdd = 0)
+    if not have_h:
+        rnea_state(B, qd, work[1, :nv], fext, opts, h)       # work[1] holds zeros (qdd = 0)
     if energy is not None:
         energy[0], energy[1] = energy_after_dynamics(B, qd)
     gamma = work[2, :m]
@@ -666,33 +864,30 @@ def solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi,
         world_velocities(B, qd)
         if not constraint_rows(B, K, TF, q, qd, Jst, gamma, phi, aux, Ja, Jb, T2, sm):
             return DEGENERATE
+    jv = work[5, 1:m + 1]
+    rows_times(K, path, Jst, qd, jv)
     for r in range(m):              # gamma = -Jdot v - 2 alpha J v - beta^2 phi
-        jv = 0.0
-        for k in range(nv):
-            jv += Jst[r, k] * qd[k]
-        gamma[r] = -gamma[r] - 2.0 * alpha * jv - beta * beta * phi[r]
+        gamma[r] = -gamma[r] - 2.0 * alpha * jv[r] - beta * beta * phi[r]
     if not (all_finite(h) and all_finite(gamma)):
         return BAD_INPUT
-    for k in range(nv):
+    dis = work[3, :nv]
+    for k in range(nv):             # z = D^-1/2 U^-1 (tau - h): a0 = U^-T D^-1/2 z, J a0 = Y z
         qdd[k] = tau[k] - h[k]
-    solve_m(M, sub, work[4, :nv], qdd)                  # a0
-    for r in range(m):
-        x = gamma[r]
-        for k in range(nv):
-            x -= Jst[r, k] * qdd[k]
-        lam[r] = x
-    cholesky_solve(G, span[:, 2], lam)
-    y = work[0, :nv]                # a = a0 + U^-T D^-1/2 Y^T lambda  (h is no longer needed)
-    correction(Y, span, lam, work[3, :nv], y)
-    solve_ut(M, sub, y)
+    solve_u(M, sub, qdd)
     for k in range(nv):
-        qdd[k] += y[k]
+        qdd[k] *= dis[k]
+    rows_times(K, path, Y, qdd, lam)
+    for r in range(m):
+        lam[r] = gamma[r] - lam[r]
+    cholesky_solve(G, span[:, 2], lam)
+    add_rows_t(K, path, Y, lam, qdd)  # a = U^-T D^-1/2 (z + Y^T lambda)
+    for k in range(nv):
+        qdd[k] *= dis[k]
+    solve_ut(M, sub, qdd)
+    rows_times(K, path, Jst, qdd, jv)
     res = 0.0
     for r in range(m):
-        x = -gamma[r]
-        for k in range(nv):
-            x += Jst[r, k] * qdd[k]
-        res = max(res, abs(x))
+        res = max(res, abs(jv[r] - gamma[r]))
     work[5, 0] = res
     wrenches(K, aux, lam, W)
     return OK if all_finite(qdd) and all_finite(lam) else BAD_INPUT
@@ -709,22 +904,31 @@ def constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam
     The factors stay in S (:func:`factor_state`), for a caller that needs them; work[5, 0] <-
     max |J a - gamma|.
     """
-    code = factor_state(B, K, TF, q, qd, S, phi, strict)
+    if energy is None:              # h from the CRBA's pass (world coordinates)
+        code = factor_bias_state(B, K, TF, q, qd, fext, opts, S, phi, strict)
+        if code != OK:
+            return code
+        return solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy, False, True)
+    code = factor_state(B, K, TF, q, qd, S, phi, strict)      # the energies read off the RNEA's pass
     if code != OK:
         return code
     return solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy, False)
 
 
 @nb.njit
-def scratch(B, m, nc):
-    """The scratch of ``constrained_state``: views of one buffer, and the dof tree."""
-    nv = int(B[0, IV])
-    w = max(nv, m, 1)
-    sizes = (nv * nv, m * nv, m * nv, 6 * nv, 6 * nv, m * m, 6 * w, 32, 21, 6 * nc)
-    tot = 0
-    for x in sizes:
-        tot += x
-    buf = np.empty(tot)
+def scratch_sizes(nv, m, nc):
+    """(floats, ints) of the scratch of ``constrained_state``; the floats end with the outputs
+    of :func:`constrained_into` (lam (m), phi (m), W (nc, 6), info (1))."""
+    w = max(nv, m + 1, 1)
+    tot = nv * nv + 2 * m * nv + 12 * nv + m * m + 6 * w + 32 + 21 + 6 * nc
+    return tot + 2 * m + 6 * nc + 1, 2 * nv + 3 * m + nc * (nv + 1)
+
+
+@nb.njit
+def scratch_views(nv, m, nc, buf, ints):
+    """The scratch as views of ``buf`` and ``ints`` (sizes of :func:`scratch_sizes`): lam_dof,
+    sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path."""
+    w = max(nv, m + 1, 1)
     o = 0
     M = buf[o:o + nv * nv].reshape((nv, nv))
     o += nv * nv
@@ -739,32 +943,60 @@ def scratch(B, m, nc):
     G = buf[o:o + m * m].reshape((m, m))
     o += m * m
     work = buf[o:o + 6 * w].reshape((6, w))
-    work[1, :] = 0.0
     o += 6 * w
     T2 = buf[o:o + 32].reshape((2, 4, 4))
     o += 32
     sm = buf[o:o + 21]
     o += 21
     aux = buf[o:o + 6 * nc].reshape((nc, 6))
-    ints = np.empty(2 * nv + 3 * m, np.int64)
     lam_dof, sub = ints[:nv], ints[nv:2 * nv]
+    span = ints[2 * nv:2 * nv + 3 * m].reshape((m, 3))
+    path = ints[2 * nv + 3 * m:2 * nv + 3 * m + nc * (nv + 1)].reshape((nc, nv + 1))
+    return lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path
+
+
+@nb.njit
+def scratch_init(B, K, m, buf, ints):
+    """Views of ``buf``, ``ints`` (:func:`scratch_views`) set up for the model B and the
+    constraints K: the dof tree, the supports, Y zero off them, work[1] zero (the RNEA's qdd)."""
+    S = scratch_views(int(B[0, IV]), m, K.shape[0], buf, ints)
+    lam_dof, sub, Y, work, path = S[0], S[1], S[5], S[9], S[13]
     dof_parents(B, lam_dof)
     subtree_sizes(lam_dof, sub)
-    span = ints[2 * nv:2 * nv + 3 * m].reshape((m, 3))
-    return lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux
+    supports(B, K, lam_dof, m, path)
+    Y[:, :] = 0.0
+    work[1, :] = 0.0
+    return S
+
+
+@nb.njit
+def scratch(B, K, m):
+    """The scratch of ``constrained_state`` for the constraints K with m rows: views of one
+    buffer, the dof tree, and each constraint's support (:func:`supports`)."""
+    nf, ni = scratch_sizes(int(B[0, IV]), m, K.shape[0])
+    return scratch_init(B, K, m, np.empty(nf), np.empty(ni, np.int64))
+
+
+@nb.njit(cache=True)
+def new_scratch(B, K, m):
+    """(buf, ints) for :func:`constrained_into`, set up (:func:`scratch_init`)."""
+    nf, ni = scratch_sizes(int(B[0, IV]), m, K.shape[0])
+    buf, ints = np.empty(nf), np.empty(ni, np.int64)
+    scratch_init(B, K, m, buf, ints)
+    return buf, ints
 
 
 @nb.njit
 def unconstrained_state(B, qd, tau, fext, opts, S, qdd):
     """No constraint: a = M^-1 (tau - h) by the same factorisation."""
-    lam_dof, sub, M, work = S[0], S[1], S[3], S[9]
+    sub, M, work = S[1], S[3], S[9]
     nv = M.shape[0]
     h, D = work[0, :nv], work[4, :nv]
     rnea_state(B, qd, work[1, :nv], fext, opts, h)
     crba_state(B, M)
     if not (matrix_finite(M) and all_finite(h)):
         return BAD_INPUT
-    if not utdu(M, lam_dof, sub, D):
+    if not utdu(M, S[0], sub, D, work[2, :nv]):
         return SINGULAR
     for k in range(nv):
         qdd[k] = tau[k] - h[k]
@@ -792,14 +1024,14 @@ def constrained_single(B, K, TF, q, qd, tau, fext, opts, alpha, beta, qdd, lam, 
     wrenches, info (1) the residual; a return code."""
     if phi.shape[0] != lam.shape[0] or info.shape[0] < 1 or W.shape[0] != K.shape[0] or W.shape[1] != 6:
         return BAD_INPUT
-    return one_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, scratch(B, lam.shape[0], K.shape[0]), qdd, lam,
+    return one_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, scratch(B, K, lam.shape[0]), qdd, lam,
                      phi, W, info)
 
 
 @nb.njit
 def run_chunk(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, lo, hi):
     Bc = B.copy()
-    S = scratch(Bc, LAM.shape[1], K.shape[0])
+    S = scratch(Bc, K, LAM.shape[1])
     for k in range(lo, hi):
         fk = Fext[k] if opts & HAS_FEXT else Fext[0]
         codes[k] = one_state(Bc, K, TF, Q[k], QD[k], TAU[k], fk, opts, alpha, beta, S, QDD[k], LAM[k], PHI[k], WR[k],
@@ -821,3 +1053,19 @@ def constrained_batch(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, P
         if codes[k] != OK:
             bad += 1
     return bad
+
+
+@nb.njit(I64(BUF, MAT, TEN.copy(ndim=4), VEC, VEC, VEC, MAT, I64, F64, F64, OUT1, nb.int64[::1], I64, OUT1),
+         cache=True)
+def constrained_into(B, K, TF, q, qd, tau, fext, opts, alpha, beta, buf, ints, m, qdd):
+    """One state with the scratch of :func:`new_scratch` (kept between calls): qdd (nv), and at
+    the end of buf lam (m), phi (m), W (nc, 6), info (1) the residual; a return code."""
+    nv, nc = int(B[0, IV]), K.shape[0]
+    nf, ni = scratch_sizes(nv, m, nc)
+    if buf.shape[0] != nf or ints.shape[0] != ni:
+        return BAD_INPUT
+    o = nf - 2 * m - 6 * nc - 1
+    return one_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, scratch_views(nv, m, nc, buf, ints), qdd,
+                     buf[o:o + m], buf[o + m:o + 2 * m], buf[o + 2 * m:o + 2 * m + 6 * nc].reshape((nc, 6)),
+                     buf[nf - 1:])
+

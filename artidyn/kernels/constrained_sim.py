@@ -62,7 +62,7 @@ def rows_state(B, K, TF, q, v, S, phi):
 @nb.njit
 def minv_jt(S, x, out):
     """out (nv) <- M^-1 J^T G^-1 x with the factors in S (x is overwritten by G^-1 x)."""
-    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux = S
+    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path = S
     cholesky_solve(G, span[:, 2], x)
     correction(Y, span, x, work[3, :M.shape[0]], out)
     solve_ut(M, sub, out)
@@ -139,7 +139,7 @@ def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, met
     initial state is first assembled (projected, up to 50 iterations). si[SI_STEP] <- steps
     taken, si[SI_CODE] <- the return code."""
     nq, nv, m = int(B[0, IQ]), int(B[0, IV]), lam_out.shape[1]
-    S = scratch(B, m, K.shape[0])
+    S = scratch(B, K, m)
     n = max(nq, nv, m, 1)
     Wk = np.zeros((2 * 4 + 6, n))          # rows 0-3: stage rates KX, 4-7: KV; 8: xi, 9: stage v, 10: stage q
     lam, phi, wr = np.zeros(m), np.zeros(m), np.zeros((K.shape[0], 6))

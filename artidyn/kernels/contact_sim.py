@@ -24,7 +24,8 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .constrained import add_jacobian, correction, delassus, dof_parents, solve_m, solve_ut, subtree_sizes, utdu
+from .constrained import (add_jacobian, correction, delassus, dof_parents, solve_m, solve_ut, subtree_sizes,
+                          utdu)
 from .contact_admm import NOT_PSD, admm
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .crba import crba_state, matrix_finite
@@ -84,7 +85,7 @@ def step(B, SH, PL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, out_q, out_v, C
     crba_state(B, M)
     if not (matrix_finite(M) and all_finite(nle)):
         return BAD_INPUT
-    if not utdu(M, lam_dof, sub, D):
+    if not utdu(M, lam_dof, sub, D, dis):           # dis: scratch until set below
         return SINGULAR
     for k in range(nv):
         dis[k] = 1.0 / math.sqrt(D[k])

@@ -47,6 +47,14 @@ def world_twists(B, i):
 @nb.njit
 def crba_state(B, M):
     """CRBA for the state whose q was loaded by ``load_q``: M (nv, nv) <- the mass matrix."""
+    crba_bodies(B)
+    crba_matrix(B, M)
+
+
+@nb.njit
+def crba_bodies(B):
+    """The first half of :func:`crba_state`: world placements, each body's own inertia in world
+    coordinates (IA, before the composites) and the world twists (U)."""
     nb1 = B.shape[0]
     placements_state(B, nb1 - 1)
     for i in range(1, nb1):
@@ -54,6 +62,12 @@ def crba_state(B, M):
             B[i, IA + j] = 0.0
         rigid_inertia_transform_add(B, i, MASS, R0, P0, i, IA)  # (m, h, Ibar) are contiguous
         world_twists(B, i)
+
+
+@nb.njit
+def crba_matrix(B, M):
+    """The second half of :func:`crba_state`: the composite inertias (IA) and M from them."""
+    nb1 = B.shape[0]
     for i in range(nb1 - 1, 0, -1):
         par = int(B[i, PARENT])
         if par > 0:
@@ -81,14 +95,15 @@ def crba_state(B, M):
             M[k + j, k + j] += B[i, ARM + j]
 
 
-@nb.njit
+@nb.njit(fastmath={"reassoc", "contract"})
 def matrix_finite(M):
-    """True when every entry of M (2-D) is finite."""
+    """True when every entry of M (2-D) is finite: the sum of ``M[r, c] * 0`` is NaN when one is
+    inf or NaN, 0 otherwise (no early exit, so the loop vectorises; the flags keep NaN and inf)."""
+    s = 0.0
     for r in range(M.shape[0]):
         for c in range(M.shape[1]):
-            if M[r, c] - M[r, c] != 0.0:
-                return False
-    return True
+            s += M[r, c] * 0.0
+    return s == 0.0
 
 
 @nb.njit(nb.boolean(BUF, VEC, OUT2), cache=True)

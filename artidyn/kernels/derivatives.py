@@ -344,7 +344,7 @@ def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, lam, sub, o0,
     chk = backward_pass(B, W, S, lam, opts, o0, o1, Mw)
     if not chk - chk == 0.0:
         return BAD_INPUT
-    if not utdu(Mw, lam, sub, D):
+    if not utdu(Mw, lam, sub, D, o2[0]):            # o2: scratch until set below
         return SINGULAR
     for r in range(nv):
         for c in range(nv):

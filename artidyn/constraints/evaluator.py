@@ -1,0 +1,146 @@
+"""A bound evaluator of the constrained dynamics: one model, one constraint list, many states.
+
+``cd = ConstrainedDynamics(model, constraints)`` checks the constraints once and keeps their
+compiled form and the kernel's scratch, so a call is one compiled call (the tree-sparse route of
+:func:`~artidyn.constraints.constrained_dynamics`, the same numbers)::
+
+    cd = artidyn.constraints.ConstrainedDynamics(model, [Weld("left_sole_link", at=q0), ...])
+    a = cd(q, v, tau)                      # accelerations, as constrained_dynamics(...).a
+    cd(q, v, tau, out=a)                   # into a (C-contiguous float64, nv)
+    cd.lambdas, cd.forces, cd.residual     # of the last call
+
+One state per call (1-D float64 arrays). Anything else (lists, batches, invalid values,
+redundant constraints, a constraint without a compiled form, kernels switched off) goes to
+:func:`~artidyn.constraints.constrained_dynamics`, which computes it or raises its clear error;
+its result is then what ``lambdas``, ``forces``, ``residual``, ``rank`` and ``status`` report.
+Like the public functions, not for concurrent threads on one model.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import InputError, ShapeError
+from . import compiled as _compiled
+from .solve import ConstrainedResult, _check, check_baumgarte, constrained_dynamics
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import Array, Model
+    from .solve import Constraints
+
+_ND = np.ndarray
+_F8 = np.dtype(np.float64)
+
+
+class ConstrainedDynamics:
+    """Constrained forward dynamics of ``model`` under ``constraints``, one state per call.
+
+    Calling ``cd(q, v, tau, out=None)`` returns the accelerations (nv,); afterwards ``lambdas``
+    (m,), ``forces`` (one wrench per constraint, or its multipliers), ``residual``, ``rank`` and
+    ``status`` describe that call (the arrays are overwritten by the next one: copy to keep).
+
+    Parameters
+    ----------
+    model : Model
+    constraints : list of constraints (:mod:`artidyn.constraints.models`)
+        Checked against the model here (an InputError names the constraint).
+    friction : bool
+        include the joint friction, as :func:`~artidyn.constraints.constrained_dynamics`.
+    baumgarte : (alpha, beta), optional
+        stabilisation gains, as :func:`~artidyn.constraints.constrained_dynamics`.
+    """
+
+    def __init__(self, model: Model, constraints: Constraints, friction: bool = True,
+                 baumgarte: tuple[float, float] | None = None) -> None:
+        from ..checks import as_model
+        from ..kernels import dispatch
+
+        self.model = as_model(model)
+        self.constraints = tuple(_check(self.model, constraints))
+        self.friction = bool(friction)
+        self.baumgarte = check_baumgarte(baumgarte, "ConstrainedDynamics")
+        self.nv = self.model.nv
+        self.rows = sum(c.rows for c in self.constraints)
+        self._slow: ConstrainedResult | None = None
+        self._called = False
+        self._into = None
+        P = _compiled.packed(self.model, self.constraints) if dispatch._ON[0] else None
+        if P is not None:
+            self._P = P
+            self._B = dispatch._table(self.model)
+            self._work = _compiled.Work(self._B, P)     # its own scratch: not shared with the public function
+            self._args = (dispatch._NO_F, dispatch.FRICTION if self.friction else 0,
+                          *((0.0, 0.0) if self.baumgarte is None else self.baumgarte))
+            self._into = _compiled._K.constrained_into
+
+    def __repr__(self):
+        return (f"ConstrainedDynamics({self.model.name!r}, {len(self.constraints)} constraints, {self.rows} rows, "
+                f"friction={self.friction})")
+
+    def __call__(self, q: ArrayLike, v: ArrayLike, tau: ArrayLike, out: Array | None = None) -> Array:
+        """The accelerations at (q, v, tau), as ``constrained_dynamics(...).a``."""
+        if out is None:
+            a = np.empty(self.nv)
+        elif type(out) is not _ND or out.shape != (self.nv,) or out.dtype is not _F8:
+            raise ShapeError(f"out must be a writable C-contiguous float64 array of shape ({self.nv},) for model "
+                             f"'{self.model.name}', got {type(out).__name__} {getattr(out, 'dtype', '')} "
+                             f"{getattr(out, 'shape', '')}")
+        else:
+            a = out
+        into = self._into
+        if into is not None:
+            w = self._work
+            try:
+                if into(self._B, self._P.K, self._P.TF, q, v, tau, *self._args, w.buf, w.ints, self.rows, a) == 0:
+                    self._slow, self._called = None, True
+                    return a
+            except TypeError:          # not three 1-D float64 arrays (or a read-only out): the public function
+                pass
+        r = constrained_dynamics(self.model, q, v, tau, list(self.constraints), baumgarte=self.baumgarte,
+                                 friction=self.friction)
+        if np.ndim(r.a) != 1:
+            raise ShapeError(f"ConstrainedDynamics of '{self.model.name}' takes one state (q (nq,), v (nv,), "
+                             f"tau (nv,)); use constrained_dynamics for a batch")
+        self._slow = r
+        if out is None:
+            return r.a
+        out[...] = r.a
+        return out
+
+    def _fast_last(self):
+        """True when the last call went through the kernel; an InputError before any call."""
+        if self._slow is not None:
+            return False
+        if self._into is None or not self._called:
+            raise InputError(f"{self!r}: no state evaluated yet (call it with q, v, tau first)")
+        return True
+
+    @property
+    def lambdas(self) -> Array:
+        """The multipliers of the last call (m,), in constraint order."""
+        return self._work.lam if self._fast_last() else self._slow.lambdas
+
+    @property
+    def forces(self) -> list:
+        """The reactions of the last call, one per constraint, as ``constrained_dynamics(...).forces``."""
+        if not self._fast_last():
+            return self._slow.forces
+        return self._P.forces(self._work.W.copy(), self._work.lam.copy())
+
+    @property
+    def residual(self) -> float:
+        """max |J a - gamma| of the last call."""
+        return float(self._work.buf[-1]) if self._fast_last() else self._slow.residual
+
+    @property
+    def rank(self) -> int:
+        """The rank of J at the last call."""
+        return self.rows if self._fast_last() else self._slow.rank
+
+    @property
+    def status(self) -> str:
+        """"ok", "redundant" or "inconsistent", as ``constrained_dynamics(...).status``."""
+        return "ok" if self._fast_last() else self._slow.status
