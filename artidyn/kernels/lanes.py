@@ -622,7 +622,7 @@ def world_twists_lanes(B, W, i, nl):
                 W[i, o + 5, l] = p0 * u1 - p1 * u0 + h * u2
 
 
-@nb.njit
+@nb.njit(cache=True)
 def crba_pairs(B):
     """The structural nonzeros of M in the order :func:`crba_lanes` computes them: for each dof
     c (body i, dof j) the dofs r of its ancestors' joints (and of its own up to j), pairs p with
@@ -713,7 +713,7 @@ RNEA, ABA, CRBA = 0, 1, 2  # as .batch
 CRBA_BLOCK_BYTES = 1 << 20
 
 
-@nb.njit
+@nb.njit(cache=True)
 def block_size(B, kind):
     """The number of states of a block: ``LANES``, and for CRBA fewer when the block's nonzeros
     would outgrow ``CRBA_BLOCK_BYTES`` (about a cache's worth; at least 16 states)."""
@@ -725,7 +725,7 @@ def block_size(B, kind):
     return L
 
 
-@nb.njit
+@nb.njit(cache=True)
 def run_lanes(B, kind, Q, X1, X2, opts, out, lo, hi, L=LANES):
     """States lo .. hi-1 of RNEA, ABA or CRBA (no external wrenches), block after block of
     LANES states; results to the rows of ``out`` as the per-state kernels write them. Returns the
