@@ -164,3 +164,76 @@ def test_derivatives_on_both_paths(name):
             dyn.rnea_derivatives(q, v, a, out=np.empty((2, model.nv, model.nv)))
         with pytest.raises(ad.InputError, match="NaN"):
             dyn.aba_derivatives(q, np.full(model.nv, np.nan), tau)
+
+
+def test_constrained_evaluator_on_both_paths():
+    """ConstrainedDynamics through call_bound: the numbers of numba's path and of the public
+    function bit for bit (multipliers, wrenches, residual), Baumgarte gains and friction carried
+    in its context, and the inputs it refuses handed to the public function."""
+    from artidyn.constraints import ConstrainedDynamics, Point, constrained_dynamics
+
+    model = ad.load("solo12").replace(damping=np.full(ad.load("solo12").nv, 0.1))
+    rng = np.random.default_rng(3)
+    q0 = ad.random_configuration(model, rng)
+    cons = [Point(f, at=q0) for f in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")]
+    mp = pytest.MonkeyPatch()
+    mp.setenv("ARTIDYN_NO_CCALL", "1")
+    slow = ConstrainedDynamics(model, cons, baumgarte=(3.0, 7.0))
+    mp.undo()
+    fast = ConstrainedDynamics(model, cons, baumgarte=(3.0, 7.0))
+    assert fast.c_path and not slow.c_path
+    for _ in range(4):
+        q = ad.random_configuration(model, rng)
+        v, tau = ad.random_velocity(model, rng), rng.normal(size=model.nv)
+        ref = constrained_dynamics(model, q, v, tau, cons, baumgarte=(3.0, 7.0))
+        out = np.empty(model.nv)
+        assert fast(q, v, tau, out=out) is out
+        np.testing.assert_array_equal(out, slow(q, v, tau))
+        np.testing.assert_array_equal(out, ref.a)
+        np.testing.assert_array_equal(fast.lambdas, slow.lambdas)
+        np.testing.assert_array_equal(fast.lambdas, ref.lambdas)
+        for got, want in zip(fast.forces, ref.forces):
+            np.testing.assert_array_equal(got, want)
+        assert fast.residual == ref.residual and fast.status == "ok" and fast.rank == 12
+    dry = ConstrainedDynamics(model, cons, friction=False, baumgarte=(3.0, 7.0))
+    np.testing.assert_array_equal(dry(q, v, tau), constrained_dynamics(model, q, v, tau, cons, friction=False,
+                                                                     baumgarte=(3.0, 7.0)).a)
+    # refused by the C path: the public function's numbers or its errors
+    np.testing.assert_allclose(fast(list(q), v, tau), ref.a, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(fast(q, v, tau.astype(np.float32)),
+                               constrained_dynamics(model, q, v, tau.astype(np.float32).astype(float), cons,
+                                                    baumgarte=(3.0, 7.0)).a, rtol=0, atol=1e-12)
+    strided = np.empty(2 * model.nv)[::2]
+    assert fast(q, v, tau, out=strided) is strided
+    np.testing.assert_allclose(strided, ref.a, rtol=0, atol=1e-12)
+    with pytest.raises(ad.ShapeError, match="out must be"):
+        fast(q, v, tau, out=np.empty(model.nv - 1))
+    with pytest.raises(ad.InputError, match="NaN|finite"):
+        fast(q, np.full(model.nv, np.nan), tau)
+    with pytest.raises(ad.ShapeError):
+        fast(q[:-1], v, tau)
+
+
+def test_call_bound_checks_its_arguments():
+    """call_bound directly (private): a context that is not int64 1-D of the kernel's length, or
+    bad state buffers, give False; a bad address or arity an exception."""
+    from artidyn._ccall import call_bound
+    from artidyn.constraints import ConstrainedDynamics, Point
+
+    model = ad.load("ur5_robot")
+    q = ad.random_configuration(model, rng=1)
+    cd = ConstrainedDynamics(model, [Point("tool0", at=q)])
+    z, out = np.zeros(6), np.empty(6)
+    assert call_bound(cd._addr, cd._ctx, q, z, z, out) is True
+    np.testing.assert_array_equal(out, ad.constraints.constrained_dynamics(model, q, z, z, [Point("tool0", at=q)]).a)
+    assert call_bound(cd._addr, cd._ctx[:-1], q, z, z, out) is False                   # context length
+    assert call_bound(cd._addr, cd._ctx.astype(np.float64), q, z, z, out) is False     # context dtype
+    assert call_bound(cd._addr, cd._ctx.astype(np.int32), q, z, z, out) is False
+    assert call_bound(cd._addr, cd._ctx, q, z, z[:5], out) is False                    # the kernel checks lengths
+    assert call_bound(cd._addr, cd._ctx, q, z, z, out[:5]) is False
+    assert call_bound(cd._addr, cd._ctx, q, z, None, out) is False
+    assert call_bound(cd._addr, cd._ctx, q, z, z, out.reshape(2, 3)) is False          # out 1-D only
+    with pytest.raises(TypeError):
+        call_bound(cd._addr, cd._ctx, q, z, z)
+    with pytest.raises(ValueError):
+        call_bound(0, cd._ctx, q, z, z, out)

@@ -106,6 +106,10 @@ def test_other_inputs_go_to_the_public_function():
         cd(np.stack([q, q]), np.stack([v, v]), np.stack([tau, tau]))
     with pytest.raises(ad.ShapeError, match="out must be"):
         cd(q, v, tau, out=np.empty(model.nv + 1))
+    ro = np.empty(model.nv)
+    ro.flags.writeable = False
+    with pytest.raises(ad.ShapeError, match="read-only"):
+        cd(q, v, tau, out=ro)
     with pytest.raises(ad.InputError, match="no state evaluated yet"):
         ConstrainedDynamics(model, cons).lambdas
     with pytest.raises(ad.NameNotFound, match="nowhere"):

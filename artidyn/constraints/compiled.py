@@ -142,8 +142,8 @@ def options(f_ext, friction):
 
 class _Kernels:
     def __getattr__(self, name):
-        from ..kernels import constrained
-        fn = getattr(constrained, name)
+        from ..kernels import constrained_entry
+        fn = getattr(constrained_entry, name)
         setattr(self, name, fn)
         return fn
 
@@ -173,7 +173,7 @@ def single(model, P, q, v, tau, f_ext, baumgarte, friction):
 
 
 class Work:
-    """The scratch of :func:`artidyn.kernels.constrained.constrained_into` for one model and
+    """The scratch of :func:`artidyn.kernels.constrained_entry.constrained_into` for one model and
     constraint list, and views of its outputs: ``lam`` (m), ``phi`` (m), ``W`` (nc, 6), ``buf[-1]``
     the residual (overwritten by every call)."""
 

@@ -33,6 +33,17 @@ if TYPE_CHECKING:
 
 _ND = np.ndarray
 _F8 = np.dtype(np.float64)
+_NONE, _FAST = object(), object()      # no call yet; the last call went through the kernel
+
+
+def _c_call():
+    """(call_bound, the kernel module) of the C path, or None (not built, or ARTIDYN_NO_CCALL)."""
+    from ..dynamics.evaluator import _c_call as c
+    if c() is None:
+        return None
+    from .._ccall import call_bound
+    from ..kernels import ccall_bound
+    return call_bound, ccall_bound
 
 
 class ConstrainedDynamics:
@@ -64,17 +75,25 @@ class ConstrainedDynamics:
         self.baumgarte = check_baumgarte(baumgarte, "ConstrainedDynamics")
         self.nv = self.model.nv
         self.rows = sum(c.rows for c in self.constraints)
-        self._slow: ConstrainedResult | None = None
-        self._called = False
-        self._into = None
+        self._last: ConstrainedResult | None | object = _NONE     # _FAST: the kernel's numbers in _work
+        self._into = self._c = None
+        self.c_path = False
         P = _compiled.packed(self.model, self.constraints) if dispatch._ON[0] else None
         if P is not None:
             self._P = P
             self._B = dispatch._table(self.model)
             self._work = _compiled.Work(self._B, P)     # its own scratch: not shared with the public function
-            self._args = (dispatch._NO_F, dispatch.FRICTION if self.friction else 0,
-                          *((0.0, 0.0) if self.baumgarte is None else self.baumgarte))
+            opts = dispatch.FRICTION if self.friction else 0
+            self._ab = np.array((0.0, 0.0) if self.baumgarte is None else self.baumgarte, dtype=float)
+            self._args = (dispatch._NO_F, opts, float(self._ab[0]), float(self._ab[1]))
             self._into = _compiled._K.constrained_into
+            c = _c_call()
+            if c is not None:
+                call, bound = c
+                self._c, self._addr = call, bound.ADDRESS
+                self._ctx = bound.context(self._B, P.K, P.TF, self._work.buf, self._work.ints, self.rows, opts,
+                                          self._ab, dispatch._NO_F)
+                self.c_path = True
 
     def __repr__(self):
         return (f"ConstrainedDynamics({self.model.name!r}, {len(self.constraints)} constraints, {self.rows} rows, "
@@ -82,20 +101,27 @@ class ConstrainedDynamics:
 
     def __call__(self, q: ArrayLike, v: ArrayLike, tau: ArrayLike, out: Array | None = None) -> Array:
         """The accelerations at (q, v, tau), as ``constrained_dynamics(...).a``."""
+        c = self._c
+        if c is not None:
+            a = np.empty(self.nv) if out is None else out
+            if c(self._addr, self._ctx, q, v, tau, a):        # out checked (1-D, writable, float64) on the C side
+                self._last = _FAST
+                return a
         if out is None:
             a = np.empty(self.nv)
-        elif type(out) is not _ND or out.shape != (self.nv,) or out.dtype is not _F8:
+        elif (type(out) is not _ND or out.shape != (self.nv,) or out.dtype is not _F8 or not out.flags.writeable):
             raise ShapeError(f"out must be a writable C-contiguous float64 array of shape ({self.nv},) for model "
                              f"'{self.model.name}', got {type(out).__name__} {getattr(out, 'dtype', '')} "
-                             f"{getattr(out, 'shape', '')}")
+                             f"{getattr(out, 'shape', '')}"
+                             + (" (read-only)" if type(out) is _ND and not out.flags.writeable else ""))
         else:
-            a = out
+            a = out                   # strided: the dispatcher refuses it, the public function's numbers copied in
         into = self._into
-        if into is not None:
+        if into is not None and c is None:    # the C path said no: the dispatcher would too
             w = self._work
             try:
                 if into(self._B, self._P.K, self._P.TF, q, v, tau, *self._args, w.buf, w.ints, self.rows, a) == 0:
-                    self._slow, self._called = None, True
+                    self._last = _FAST
                     return a
             except TypeError:          # not three 1-D float64 arrays (or a read-only out): the public function
                 pass
@@ -104,7 +130,7 @@ class ConstrainedDynamics:
         if np.ndim(r.a) != 1:
             raise ShapeError(f"ConstrainedDynamics of '{self.model.name}' takes one state (q (nq,), v (nv,), "
                              f"tau (nv,)); use constrained_dynamics for a batch")
-        self._slow = r
+        self._last = r
         if out is None:
             return r.a
         out[...] = r.a
@@ -112,35 +138,35 @@ class ConstrainedDynamics:
 
     def _fast_last(self):
         """True when the last call went through the kernel; an InputError before any call."""
-        if self._slow is not None:
-            return False
-        if self._into is None or not self._called:
+        if self._last is _FAST:
+            return True
+        if self._last is _NONE:
             raise InputError(f"{self!r}: no state evaluated yet (call it with q, v, tau first)")
-        return True
+        return False
 
     @property
     def lambdas(self) -> Array:
         """The multipliers of the last call (m,), in constraint order."""
-        return self._work.lam if self._fast_last() else self._slow.lambdas
+        return self._work.lam if self._fast_last() else self._last.lambdas
 
     @property
     def forces(self) -> list:
         """The reactions of the last call, one per constraint, as ``constrained_dynamics(...).forces``."""
         if not self._fast_last():
-            return self._slow.forces
+            return self._last.forces
         return self._P.forces(self._work.W.copy(), self._work.lam.copy())
 
     @property
     def residual(self) -> float:
         """max |J a - gamma| of the last call."""
-        return float(self._work.buf[-1]) if self._fast_last() else self._slow.residual
+        return float(self._work.buf[-1]) if self._fast_last() else self._last.residual
 
     @property
     def rank(self) -> int:
         """The rank of J at the last call."""
-        return self.rows if self._fast_last() else self._slow.rank
+        return self.rows if self._fast_last() else self._last.rank
 
     @property
     def status(self) -> str:
         """"ok", "redundant" or "inconsistent", as ``constrained_dynamics(...).status``."""
-        return "ok" if self._fast_last() else self._slow.status
+        return "ok" if self._fast_last() else self._last.status

@@ -1,4 +1,6 @@
-"""Compiled constrained forward dynamics: the tree-sparse route, one state or a batch.
+"""Compiled constrained forward dynamics: the tree-sparse route, one state (the entry points, one
+state with a kept scratch and parallel batches, are in :mod:`.constrained_entry`: importing this
+module for its helpers compiles nothing).
 
 Mirrors :func:`artidyn.constraints.solve._sparse` (the readable reference)::
 
@@ -41,9 +43,7 @@ from .kinematics import frame_state, jacobian_state
 from .pack import A, COUL, DAMP, F, GRAVITY, IA, IV, JTYPE, NVJ, P0, PARENT, PITCH, QN, R0, RA, REST, STIFF, U, V
 from .rnea import rnea_state
 from .spatial import HELICAL, all_finite, dof_axis, dof_slides, rigid_inertia_apply
-from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, OUT1, OUT2, OUT3, TEN, VEC, inputs_ok
-
-F64 = nb.float64
+from .types import FRICTION, HAS_FEXT, inputs_ok
 
 # --- the constraint table -------------------------------------------------------------------
 POINT, WELD, DISTANCE, HINGE, COUPLING = 0, 1, 2, 3, 4
@@ -977,15 +977,6 @@ def scratch(B, K, m):
     return scratch_init(B, K, m, np.empty(nf), np.empty(ni, np.int64))
 
 
-@nb.njit(cache=True)
-def new_scratch(B, K, m):
-    """(buf, ints) for :func:`constrained_into`, set up (:func:`scratch_init`)."""
-    nf, ni = scratch_sizes(int(B[0, IV]), m, K.shape[0])
-    buf, ints = np.empty(nf), np.empty(ni, np.int64)
-    scratch_init(B, K, m, buf, ints)
-    return buf, ints
-
-
 @nb.njit
 def unconstrained_state(B, qd, tau, fext, opts, S, qdd):
     """No constraint: a = M^-1 (tau - h) by the same factorisation."""
@@ -1015,57 +1006,3 @@ def one_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W
     code = constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W)
     info[0] = S[9][5, 0]
     return code
-
-
-@nb.njit(I64(BUF, MAT, TEN.copy(ndim=4), VEC, VEC, VEC, MAT, I64, F64, F64, OUT1, OUT1, OUT1, OUT2, OUT1),
-         cache=True)
-def constrained_single(B, K, TF, q, qd, tau, fext, opts, alpha, beta, qdd, lam, phi, W, info):
-    """One state (in the table's work columns): qdd (nv), lam (m), phi (m), W (nc, 6) the
-    wrenches, info (1) the residual; a return code."""
-    if phi.shape[0] != lam.shape[0] or info.shape[0] < 1 or W.shape[0] != K.shape[0] or W.shape[1] != 6:
-        return BAD_INPUT
-    return one_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, scratch(B, K, lam.shape[0]), qdd, lam,
-                     phi, W, info)
-
-
-@nb.njit
-def run_chunk(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, lo, hi):
-    Bc = B.copy()
-    S = scratch(Bc, K, LAM.shape[1])
-    for k in range(lo, hi):
-        fk = Fext[k] if opts & HAS_FEXT else Fext[0]
-        codes[k] = one_state(Bc, K, TF, Q[k], QD[k], TAU[k], fk, opts, alpha, beta, S, QDD[k], LAM[k], PHI[k], WR[k],
-                             INFO[k])
-
-
-@nb.njit(I64(BUF, MAT, TEN.copy(ndim=4), MAT, MAT, MAT, TEN, I64, F64, F64, OUT2, OUT2, OUT2, OUT3, OUT2,
-             nb.int64[::1], I64), cache=True, parallel=True)
-def constrained_batch(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, nchunk):
-    """N states in ``nchunk`` parallel chunks, each on a private copy of the table; codes (N) per
-    state. Returns the number of states whose code is not OK."""
-    N = Q.shape[0]
-    c = max(1, min(N, nchunk))
-    for ch in nb.prange(c):
-        run_chunk(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, ch * N // c,
-                  (ch + 1) * N // c)
-    bad = 0
-    for k in range(N):
-        if codes[k] != OK:
-            bad += 1
-    return bad
-
-
-@nb.njit(I64(BUF, MAT, TEN.copy(ndim=4), VEC, VEC, VEC, MAT, I64, F64, F64, OUT1, nb.int64[::1], I64, OUT1),
-         cache=True)
-def constrained_into(B, K, TF, q, qd, tau, fext, opts, alpha, beta, buf, ints, m, qdd):
-    """One state with the scratch of :func:`new_scratch` (kept between calls): qdd (nv), and at
-    the end of buf lam (m), phi (m), W (nc, 6), info (1) the residual; a return code."""
-    nv, nc = int(B[0, IV]), K.shape[0]
-    nf, ni = scratch_sizes(nv, m, nc)
-    if buf.shape[0] != nf or ints.shape[0] != ni:
-        return BAD_INPUT
-    o = nf - 2 * m - 6 * nc - 1
-    return one_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, scratch_views(nv, m, nc, buf, ints), qdd,
-                     buf[o:o + m], buf[o + m:o + 2 * m], buf[o + 2 * m:o + 2 * m + 6 * nc].reshape((nc, 6)),
-                     buf[nf - 1:])
-

@@ -146,7 +146,7 @@ def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, met
     lam_s = np.zeros(m)
     tmp = np.zeros((3, n))
     drift = np.zeros(2)
-    energy = np.zeros(2)
+    energy, e_stage = np.zeros(2), np.zeros(2)
     code = project(B, K, TF, q, v, S, phi, tol, 50, True, drift, tmp)    # the initial state, assembled
     drift[0] = drift[1] = 0.0
     if code != OK:
@@ -188,7 +188,7 @@ def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, met
                     Wk[9, c] = v[c] + f * h * Wk[4 + s - 1, c]
                 integrate_q(B, q, Wk[8, :nv], 1.0, Wk[10, :nq])
                 code = dynamics(B, K, TF, Wk[10, :nq], Wk[9, :nv], tau, fext, opts, alpha, beta, S, Wk[4 + s, :nv],
-                                lam_s, phi, wr, None, False)
+                                lam_s, phi, wr, e_stage, False)    # (energies unused: one specialization)
                 if code != OK:
                     si[SI_STEP], si[SI_CODE] = k, code
                     return code

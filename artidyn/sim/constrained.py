@@ -127,9 +127,9 @@ def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_e
     t = time_grid(t_final, dt)
     h, nsteps = t[1] - t[0], t.size - 1
     T = np.asarray(tau, dtype=float)
-    tau_v = np.ascontiguousarray(np.broadcast_to(T, (1, model.nv)) if T.ndim <= 1 else
-                                 np.vstack([T, T[-1:]]))
-    F = dispatch._NO_F if f_ext is None else np.ascontiguousarray(f_ext, dtype=float)
+    # writable C arrays always (np.array copies): one compiled specialization of the run
+    tau_v = np.array(np.broadcast_to(T, (1, model.nv)) if T.ndim <= 1 else np.vstack([T, T[-1:]]), order="C")
+    F = np.zeros((1, 6)) if f_ext is None else np.array(f_ext, dtype=float, order="C")
     opts = compiled.options(f_ext, friction)
     alpha, beta = (0.0, 0.0) if baumgarte is None else (float(baumgarte[0]), float(baumgarte[1]))
     ts = t[::every]
