@@ -164,6 +164,14 @@ def single(model, P, q, v, tau, f_ext, baumgarte, friction):
         w = P.work(B)
     a = np.empty(model.nv)
     if f_ext is None:
+        c = _bound()
+        if c is not None:       # the C call (artidyn._ccall): no dispatcher of 14 arguments
+            key = (id(B), friction, alpha, beta)
+            ctx = w.ctx.get(key)
+            if ctx is None:
+                ctx = w.context(B, P, key, c[2])
+            if c[0](c[1], ctx, q, v, tau, a):
+                return a, w.lam.copy(), w.phi, w.W.copy(), float(w.buf[-1]), OK
         code = _K.constrained_into(B, P.K, P.TF, q, v, tau, dispatch._NO_F, dispatch.FRICTION if friction else 0,
                                    alpha, beta, w.buf, w.ints, P.m, a)
     else:
@@ -175,13 +183,38 @@ def single(model, P, q, v, tau, f_ext, baumgarte, friction):
 class Work:
     """The scratch of :func:`artidyn.kernels.constrained_entry.constrained_into` for one model and
     constraint list, and views of its outputs: ``lam`` (m), ``phi`` (m), ``W`` (nc, 6), ``buf[-1]``
-    the residual (overwritten by every call)."""
+    the residual (overwritten by every call); the C call's contexts by (table, friction, alpha, beta)."""
 
     def __init__(self, B, P):
         self.buf, self.ints = _K.new_scratch(B, P.K, P.m)
         o = self.buf.size - 2 * P.m - 6 * P.nc - 1
         self.lam, self.phi = self.buf[o:o + P.m], self.buf[o + P.m:o + 2 * P.m]
         self.W = self.buf[o + 2 * P.m:o + 2 * P.m + 6 * P.nc].reshape(P.nc, 6)
+        self.ctx, self._keep = {}, []
+
+    def context(self, B, P, key, make):
+        """The C call's context for ``key = (id(B), friction, alpha, beta)`` (made once, the
+        arrays it points to kept here, so an id is not reused while its context is cached)."""
+        _, friction, alpha, beta = key
+        ab = np.array([alpha, beta])
+        self._keep += [B, ab]
+        ctx = make(B, P.K, P.TF, self.buf, self.ints, P.m, dispatch.FRICTION if friction else 0, ab, dispatch._NO_F)
+        if len(self.ctx) < 16:
+            self.ctx[key] = ctx
+        return ctx
+
+
+_C = []
+
+
+def _bound():
+    """(call_bound, the kernel's address, context) of the C path, or None (not built, or
+    ARTIDYN_NO_CCALL set when first asked)."""
+    if not _C:
+        from .evaluator import _c_call
+        c = _c_call()
+        _C.append(None if c is None else (c[0], c[1].ADDRESS, c[1].context))
+    return _C[0]
 
 
 def batch(model, P, Q, V, TAU, f_ext, baumgarte, friction):

@@ -730,45 +730,84 @@ def row_end(K, c, m):
 
 
 @nb.njit(fastmath=FAST)
-def delassus_paths(U, K, path, Jst, dis, Y, span, G):
-    """As :func:`delassus` with the supports of :func:`supports`: Y's row r <- D^-1/2 U^-1 J^T
-    over its constraint's dofs only (dense loops over the support: U[i, k] is zero where i is
-    not an ancestor of k, so no walk up the tree), Y zero elsewhere (set once by ``scratch``);
-    G <- Y Y^T over the supports."""
+def delassus_paths(U, K, path, Jst, dis, Y, G, Uc):
+    """As :func:`delassus` with the supports of :func:`supports`, in compact rows: for a row r of
+    constraint c with support ``idx = path[c, 1:n + 1]``, ``Y[r, t]`` (t < n) <- the entry idx[t]
+    of D^-1/2 U^-1 J^T (Y's other entries are zero and not stored). U restricted to the support
+    is gathered once per constraint (``Uc[t, s] = U[idx[s], idx[t]]``, zero where idx[s] is not
+    an ancestor of idx[t]), so each row's solve runs over contiguous memory. G <- Y Y^T: within
+    a constraint contiguous inner products; between two constraints over the dofs of both
+    supports, their common leading dofs (the shared ancestors: all of them when each support is
+    one path to the root) and then any others (a merge of the two ascending lists)."""
     m = Jst.shape[0]
-    for c in range(K.shape[0]):
+    nc = K.shape[0]
+    for c in range(nc):
         n = path[c, 0]
+        r0, r1 = int(K[c, KROW]), row_end(K, c, m)
         idx = path[c, 1:n + 1]
-        for r in range(int(K[c, KROW]), row_end(K, c, m)):
+        for t in range(n):
+            k = idx[t]
+            for s in range(t):
+                Uc[t, s] = U[idx[s], k]
+        for r in range(r0, r1):
             y = Y[r]
             for t in range(n):
-                y[idx[t]] = Jst[r, idx[t]]
+                y[t] = Jst[r, idx[t]]
             for t in range(n - 1, 0, -1):
-                k = idx[t]
-                yk = y[k]
-                if yk != 0.0:
-                    for s in range(t):
-                        y[idx[s]] -= U[idx[s], k] * yk
+                yk = y[t]
+                ut = Uc[t]
+                for s in range(t):
+                    y[s] -= ut[s] * yk
             for t in range(n):
-                y[idx[t]] *= dis[idx[t]]
-            span[r, 0], span[r, 1] = (idx[0], idx[n - 1] + 1) if n > 0 else (0, 0)
-    for c in range(K.shape[0]):
+                y[t] *= dis[idx[t]]
+    for c in range(nc):
         n = path[c, 0]
-        idx = path[c, 1:n + 1]
-        for r in range(int(K[c, KROW]), row_end(K, c, m)):
+        r0, r1 = int(K[c, KROW]), row_end(K, c, m)
+        for r in range(r0, r1):
             yr = Y[r]
-            for s in range(r + 1):
+            for s in range(r0, r + 1):
                 ys = Y[s]
                 x = 0.0
                 for t in range(n):
-                    x += yr[idx[t]] * ys[idx[t]]
+                    x += yr[t] * ys[t]
                 G[r, s] = x
                 G[s, r] = x
+        for c2 in range(c):
+            n2 = path[c2, 0]
+            s0, s1 = int(K[c2, KROW]), row_end(K, c2, m)
+            p = 0
+            while p < n and p < n2 and path[c, 1 + p] == path[c2, 1 + p]:
+                p += 1
+            for r in range(r0, r1):
+                yr = Y[r]
+                for s in range(s0, s1):
+                    ys = Y[s]
+                    x = 0.0
+                    for t in range(p):
+                        x += yr[t] * ys[t]
+                    G[r, s] = x
+            t, t2 = p, p
+            while t < n and t2 < n2:       # common dofs after the leading ones (supports of two bodies)
+                k, k2 = path[c, 1 + t], path[c2, 1 + t2]
+                if k == k2:
+                    for r in range(r0, r1):
+                        y = Y[r, t]
+                        for s in range(s0, s1):
+                            G[r, s] += y * Y[s, t2]
+                    t += 1
+                    t2 += 1
+                elif k < k2:
+                    t += 1
+                else:
+                    t2 += 1
+            for r in range(r0, r1):
+                for s in range(s0, s1):
+                    G[s, r] = G[r, s]
 
 
 @nb.njit(fastmath=FAST)
 def rows_times(K, path, Jst, x, out):
-    """out (m) <- J x (or Y x) over each constraint's support."""
+    """out (m) <- J x over each constraint's support (J's rows dense, nv wide)."""
     m = Jst.shape[0]
     for c in range(K.shape[0]):
         n = path[c, 0]
@@ -777,6 +816,19 @@ def rows_times(K, path, Jst, x, out):
             for t in range(1, n + 1):
                 k = path[c, t]
                 s += Jst[r, k] * x[k]
+            out[r] = s
+
+
+@nb.njit(fastmath=FAST)
+def compact_times(K, path, Y, x, out):
+    """out (m) <- Y x with Y's compact rows (:func:`delassus_paths`)."""
+    m = Y.shape[0]
+    for c in range(K.shape[0]):
+        n = path[c, 0]
+        for r in range(int(K[c, KROW]), row_end(K, c, m)):
+            s = 0.0
+            for t in range(n):
+                s += Y[r, t] * x[path[c, 1 + t]]
             out[r] = s
 
 
@@ -795,15 +847,14 @@ def correction(Y, span, lam, dis, y):
 
 @nb.njit(fastmath=FAST)
 def add_rows_t(K, path, Y, lam, y):
-    """y += Y^T lam over each constraint's support."""
+    """y += Y^T lam with Y's compact rows (:func:`delassus_paths`)."""
     m = Y.shape[0]
     for c in range(K.shape[0]):
         n = path[c, 0]
         for r in range(int(K[c, KROW]), row_end(K, c, m)):
-            yr, x = Y[r], lam[r]
-            for t in range(1, n + 1):
-                k = path[c, t]
-                y[k] += yr[k] * x
+            x = lam[r]
+            for t in range(n):
+                y[path[c, 1 + t]] += Y[r, t] * x
 
 
 @nb.njit
@@ -827,7 +878,7 @@ def factor_bias_state(B, K, TF, q, qd, fext, opts, S, phi, strict):
 @nb.njit
 def factor_rows(B, K, TF, q, qd, S, phi, strict):
     """The rest of :func:`factor_state` once M and the world velocities are in place."""
-    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path = S
+    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path, Uc = S
     nv, m = M.shape[0], G.shape[0]
     if not constraint_rows(B, K, TF, q, qd, Jst, work[2, :m], phi, aux, Ja, Jb, T2, sm):
         return DEGENERATE
@@ -838,7 +889,7 @@ def factor_rows(B, K, TF, q, qd, S, phi, strict):
         return SINGULAR
     for k in range(nv):
         work[3, k] = 1.0 / math.sqrt(D[k])
-    delassus_paths(M, K, path, Jst, work[3, :nv], Y, span, G)
+    delassus_paths(M, K, path, Jst, work[3, :nv], Y, G, Uc)
     if cholesky(G, strict, span[:, 2]) < 0:       # span[:, 2]: the rows dropped (strict: none)
         return SINGULAR
     return OK
@@ -852,7 +903,7 @@ def solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi,
     unless energy is None, the kinetic and potential energy read off that pass into energy[0:2]),
     the rows' ``Jdot v`` for this qd (``refresh``; False: the qd of the factorisation, its rows
     kept), then a0, lambda and a. work[5, 0] <- max |J a - gamma|."""
-    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path = S
+    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path, Uc = S
     nv, m = M.shape[0], G.shape[0]
     h = work[0, :nv]
     if not have_h:
@@ -876,7 +927,7 @@ def solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi,
     solve_u(M, sub, qdd)
     for k in range(nv):
         qdd[k] *= dis[k]
-    rows_times(K, path, Y, qdd, lam)
+    compact_times(K, path, Y, qdd, lam)
     for r in range(m):
         lam[r] = gamma[r] - lam[r]
     cholesky_solve(G, span[:, 2], lam)
@@ -920,14 +971,14 @@ def scratch_sizes(nv, m, nc):
     """(floats, ints) of the scratch of ``constrained_state``; the floats end with the outputs
     of :func:`constrained_into` (lam (m), phi (m), W (nc, 6), info (1))."""
     w = max(nv, m + 1, 1)
-    tot = nv * nv + 2 * m * nv + 12 * nv + m * m + 6 * w + 32 + 21 + 6 * nc
+    tot = 2 * nv * nv + 2 * m * nv + 12 * nv + m * m + 6 * w + 32 + 21 + 6 * nc
     return tot + 2 * m + 6 * nc + 1, 2 * nv + 3 * m + nc * (nv + 1)
 
 
 @nb.njit
 def scratch_views(nv, m, nc, buf, ints):
     """The scratch as views of ``buf`` and ``ints`` (sizes of :func:`scratch_sizes`): lam_dof,
-    sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path."""
+    sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path, Uc."""
     w = max(nv, m + 1, 1)
     o = 0
     M = buf[o:o + nv * nv].reshape((nv, nv))
@@ -949,10 +1000,12 @@ def scratch_views(nv, m, nc, buf, ints):
     sm = buf[o:o + 21]
     o += 21
     aux = buf[o:o + 6 * nc].reshape((nc, 6))
+    o += 6 * nc
+    Uc = buf[o:o + nv * nv].reshape((nv, nv))
     lam_dof, sub = ints[:nv], ints[nv:2 * nv]
     span = ints[2 * nv:2 * nv + 3 * m].reshape((m, 3))
     path = ints[2 * nv + 3 * m:2 * nv + 3 * m + nc * (nv + 1)].reshape((nc, nv + 1))
-    return lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path
+    return lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path, Uc
 
 
 @nb.njit

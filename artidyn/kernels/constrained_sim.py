@@ -18,8 +18,8 @@ import numpy as np
 
 from . import _cache  # noqa: F401
 from .constrained import SINGULAR  # noqa: F401  (a code of the run, read by the Python side)
-from .constrained import (BAD_INPUT, DEGENERATE, OK, cholesky_solve, constrained_state, constraint_rows,
-                          correction, factor_state, scratch, solve_state, solve_ut, world_velocities)
+from .constrained import (BAD_INPUT, DEGENERATE, OK, add_rows_t, cholesky_solve, constrained_state,
+                          constraint_rows, factor_state, scratch, solve_state, solve_ut, world_velocities)
 from .crba import world_twists
 from .kinematics import placements_state
 from .manifold import dexp_inv_v, integrate_q
@@ -60,11 +60,17 @@ def rows_state(B, K, TF, q, v, S, phi):
 
 
 @nb.njit
-def minv_jt(S, x, out):
-    """out (nv) <- M^-1 J^T G^-1 x with the factors in S (x is overwritten by G^-1 x)."""
-    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path = S
+def minv_jt(K, S, x, out):
+    """out (nv) <- M^-1 J^T G^-1 x with the factors in S (x is overwritten by G^-1 x):
+    U^-T D^-1/2 Y^T G^-1 x."""
+    lam_dof, sub, span, M, Jst, Y, Ja, Jb, G, work, T2, sm, aux, path, Uc = S
+    nv = M.shape[0]
     cholesky_solve(G, span[:, 2], x)
-    correction(Y, span, x, work[3, :M.shape[0]], out)
+    for k in range(nv):
+        out[k] = 0.0
+    add_rows_t(K, path, Y, x, out)
+    for k in range(nv):
+        out[k] *= work[3, k]
     solve_ut(M, sub, out)
 
 
@@ -110,7 +116,7 @@ def project(B, K, TF, q, v, S, phi, tol, maxit, do_project, drift, tmp):
         x = tmp[0, :m]                 # Gauss-Newton in the metric of M: dq = -M^-1 J^T G^-1 phi
         for r in range(m):
             x[r] = phi[r]
-        minv_jt(S, x, tmp[1, :nv])
+        minv_jt(K, S, x, tmp[1, :nv])
         for k in range(nv):
             tmp[1, k] = -tmp[1, k]
         integrate_q(B, q, tmp[1, :nv], 1.0, tmp[2, :nq])
@@ -124,7 +130,7 @@ def project(B, K, TF, q, v, S, phi, tol, maxit, do_project, drift, tmp):
         for k in range(nv):
             s += Jst[r, k] * v[k]
         x[r] = s
-    minv_jt(S, x, tmp[1, :nv])
+    minv_jt(K, S, x, tmp[1, :nv])
     for k in range(nv):
         v[k] -= tmp[1, k]
     return OK
