@@ -9,6 +9,12 @@ compiled form and the kernel's scratch, so a call is one compiled call (the tree
     cd(q, v, tau, out=a)                   # into a (C-contiguous float64, nv)
     cd.lambdas, cd.forces, cd.residual     # of the last call
 
+The call goes through the small C extension ``artidyn._ccall`` when it was built (as
+:class:`artidyn.Dynamics`; ``c_path`` says so; ``ARTIDYN_NO_CCALL=1`` in the environment turns
+it off): the arrays checked through the buffer protocol, the kernel bound to this evaluator's
+table, constraints and scratch called directly, about 1 µs less per call than numba's
+dispatcher of fourteen arguments.
+
 One state per call (1-D float64 arrays). Anything else (lists, batches, invalid values,
 redundant constraints, a constraint without a compiled form, kernels switched off) goes to
 :func:`~artidyn.constraints.constrained_dynamics`, which computes it or raises its clear error;
