@@ -8,6 +8,7 @@ forms, so running them checks their numbers. A block is left out only when its f
 the visible marker ``# docs-test: skip -- <reason>`` (the reason is required).
 """
 import importlib.util
+import inspect
 import os
 import pathlib
 import re
@@ -70,6 +71,28 @@ def test_api_pages_list_every_public_name():
     stale = [name for name, text in gen_api.pages().items()
              if not (DOCS / "api" / name).is_file() or (DOCS / "api" / name).read_text(encoding="utf-8") != text]
     assert not stale, f"API pages out of date: {stale}; run: python docs/gen_api.py"
+
+
+def test_public_names_stay_what_they_are_after_their_modules_load():
+    """A public name that shares its module's name (a function ``f`` in ``pkg/f.py``) becomes the
+    module once that module is imported (Python binds a submodule on its package): every public
+    name of every subpackage must be the same object on first and second access, and never a
+    module, after all of the subpackage's modules are imported."""
+    import pkgutil
+
+    spec = importlib.util.spec_from_file_location("gen_api", DOCS / "gen_api.py")
+    gen_api = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen_api)
+    for package in gen_api.PACKAGES:
+        m = importlib.import_module(f"artidyn.{package}")
+        names = getattr(m, "__all__", None) or [n for n in dir(m) if not n.startswith("_")]
+        first = {n: getattr(m, n) for n in names}
+        for info in pkgutil.iter_modules(m.__path__):
+            importlib.import_module(f"artidyn.{package}.{info.name}")
+        for n in names:
+            again = getattr(m, n)
+            assert again is first[n] or inspect.ismodule(first[n]), f"artidyn.{package}.{n} changed on import"
+            assert not inspect.ismodule(again) or inspect.ismodule(first[n]), f"artidyn.{package}.{n} is a module"
 
 
 def test_skip_marker_needs_a_reason():

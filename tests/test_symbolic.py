@@ -285,7 +285,7 @@ def test_closed_loop_reduced_model(loaded, case):
     """tau_a of the symbolic reduced model equals constrained_inverse_dynamics with the
     independent joints actuated (the loop's reactions carry the rest)."""
     from artidyn.constraints import Point, assemble, constraint_terms, from_model
-    from artidyn.symbolic.closed_loop import closed_loop
+    from artidyn.symbolic.loops import closed_loop
     if case == "fourbar":
         m = loaded("fourbar")
         cons = from_model(m)

@@ -25,7 +25,7 @@ def __getattr__(name):
         from . import models
         return getattr(models, name)
     if name == "closed_loop":
-        from .closed_loop import closed_loop
+        from .loops import closed_loop
         return closed_loop
     if name == "SymbolicModel":
         from .program import SymbolicModel

@@ -40,7 +40,7 @@ def build(model, what, frame=None, expressed="world", parameters=None):
             return models.placement(model, frame, parameters=parameters)
         return models.jacobian(model, frame, expressed, parameters=parameters)
     if what == "closed":
-        from .closed_loop import closed_loop
+        from .loops import closed_loop
         return closed_loop(model, parameters=parameters)
     if what == "h":
         return models.coriolis(model, parameters=parameters, product=True)
