@@ -237,3 +237,20 @@ def test_call_bound_checks_its_arguments():
         call_bound(cd._addr, cd._ctx, q, z, z)
     with pytest.raises(ValueError):
         call_bound(0, cd._ctx, q, z, z, out)
+
+
+def test_public_constrained_dynamics_with_many_gains():
+    """The public function's C contexts are cached per (table, friction, gains) up to 16; beyond,
+    the dispatcher: the same numbers, and nothing kept per call."""
+    from artidyn.constraints import Point, compiled, constrained_dynamics
+
+    model = ad.load("ur5_robot")
+    q = ad.random_configuration(model, rng=3)
+    cons = [Point("tool0", at=ad.random_configuration(model, rng=4))]
+    v, tau = np.full(6, 0.1), np.zeros(6)
+    ref = [constrained_dynamics(model, q, v, tau, cons, baumgarte=(float(k), 1.0), method="kkt").a for k in range(20)]
+    for k in range(20):
+        np.testing.assert_allclose(constrained_dynamics(model, q, v, tau, cons, baumgarte=(float(k), 1.0)).a, ref[k],
+                                   rtol=0, atol=1e-9)
+    w = compiled.packed(model, cons)._work
+    assert len(w.ctx) == 16 and len(w._keep) == 32

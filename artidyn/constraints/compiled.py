@@ -170,7 +170,7 @@ def single(model, P, q, v, tau, f_ext, baumgarte, friction):
             ctx = w.ctx.get(key)
             if ctx is None:
                 ctx = w.context(B, P, key, c[2])
-            if c[0](c[1], ctx, q, v, tau, a):
+            if ctx is not None and c[0](c[1], ctx, q, v, tau, a):
                 return a, w.lam.copy(), w.phi, w.W.copy(), float(w.buf[-1]), OK
         code = _K.constrained_into(B, P.K, P.TF, q, v, tau, dispatch._NO_F, dispatch.FRICTION if friction else 0,
                                    alpha, beta, w.buf, w.ints, P.m, a)
@@ -193,14 +193,16 @@ class Work:
         self.ctx, self._keep = {}, []
 
     def context(self, B, P, key, make):
-        """The C call's context for ``key = (id(B), friction, alpha, beta)`` (made once, the
-        arrays it points to kept here, so an id is not reused while its context is cached)."""
+        """The C call's context for ``key = (id(B), friction, alpha, beta)``, made once and cached
+        with the arrays it points to (so an id is not reused while its context is cached); None
+        once 16 are cached (the caller then takes numba's dispatcher)."""
+        if len(self.ctx) >= 16:          # many gains in turn: numba's dispatcher, no context kept
+            return None
         _, friction, alpha, beta = key
         ab = np.array([alpha, beta])
         self._keep += [B, ab]
-        ctx = make(B, P.K, P.TF, self.buf, self.ints, P.m, dispatch.FRICTION if friction else 0, ab, dispatch._NO_F)
-        if len(self.ctx) < 16:
-            self.ctx[key] = ctx
+        ctx = self.ctx[key] = make(B, P.K, P.TF, self.buf, self.ints, P.m, dispatch.FRICTION if friction else 0, ab,
+                                   dispatch._NO_F)
         return ctx
 
 
