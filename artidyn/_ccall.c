@@ -61,10 +61,57 @@ static int get(PyObject *o, Py_buffer *v, int writable, int one_d)
     return 1;
 }
 
+/* the kernel address args[0] of a call named `name`; NULL with an exception when it is not one */
+static void *address(PyObject *o, const char *name)
+{
+    void *addr = PyLong_AsVoidPtr(o);
+    if (addr == NULL && !PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "%s: a null kernel address", name);
+    return addr;
+}
+
+/* the state vectors x1..x3 (x2, x3 may be None: then x1's pointer with length 0); 0 when one is
+ * not a 1-D float64 buffer or x1 is None. got[i] says which buffers to release (release_states) */
+typedef struct {
+    Py_buffer x[3];
+    int got[3];
+    double *p[3];
+    long long n[3];
+} states_t;
+
+static int get_states(PyObject *const *xs, states_t *st)
+{
+    int i;
+    st->got[0] = st->got[1] = st->got[2] = 0;
+    for (i = 0; i < 3; i++) {
+        if (xs[i] == Py_None)
+            continue;
+        if (!get(xs[i], &st->x[i], 0, 1))
+            return 0;
+        st->got[i] = 1;
+    }
+    if (!st->got[0])
+        return 0;
+    for (i = 0; i < 3; i++) {
+        st->p[i] = st->got[i] ? (double *)st->x[i].buf : (double *)st->x[0].buf;
+        st->n[i] = st->got[i] ? (long long)(st->x[i].len / 8) : 0;
+    }
+    return 1;
+}
+
+static void release_states(states_t *st)
+{
+    int i;
+    for (i = 0; i < 3; i++)
+        if (st->got[i])
+            PyBuffer_Release(&st->x[i]);
+}
+
 static PyObject *call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    Py_buffer b, x[3], out;
-    int got[3] = {0, 0, 0}, ok = 0, i;
+    Py_buffer b, out;
+    states_t st;
+    int ok = 0;
     long long opts;
     void *addr;
     (void)self;
@@ -72,12 +119,8 @@ static PyObject *call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "call(address, B, opts, x1, x2, x3, out): 7 arguments");
         return NULL;
     }
-    addr = PyLong_AsVoidPtr(args[0]);
-    if (addr == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "call: a null kernel address");
+    if ((addr = address(args[0], "call")) == NULL)
         return NULL;
-    }
     opts = PyLong_AsLongLong(args[2]);
     if (opts == -1 && PyErr_Occurred())
         return NULL;
@@ -87,18 +130,7 @@ static PyObject *call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyBuffer_Release(&b);
         Py_RETURN_FALSE;
     }
-    for (i = 0; i < 3; i++) {
-        if (args[3 + i] == Py_None) {
-            memset(&x[i], 0, sizeof(Py_buffer));
-            continue;
-        }
-        if (!get(args[3 + i], &x[i], 0, 1))
-            goto done;
-        got[i] = 1;
-    }
-    if (!got[0])
-        goto done;
-    if (!get(args[6], &out, 1, 0))
+    if (!get_states(args + 3, &st) || !get(args[6], &out, 1, 0))
         goto done;
     if (out.ndim == 2 && out.shape[0] == out.shape[1])
         opts |= OUT_MATRIX;
@@ -108,17 +140,11 @@ static PyObject *call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyBuffer_Release(&out);
         goto done;
     }
-    ok = ((kernel_t)addr)((double *)b.buf, (long long)b.shape[0], (long long)b.shape[1],
-                          (double *)x[0].buf, got[1] ? (double *)x[1].buf : (double *)x[0].buf,
-                          got[2] ? (double *)x[2].buf : (double *)x[0].buf,
-                          (long long)(x[0].len / 8), got[1] ? (long long)(x[1].len / 8) : 0,
-                          got[2] ? (long long)(x[2].len / 8) : 0, (double *)out.buf, (long long)(out.len / 8),
-                          opts);
+    ok = ((kernel_t)addr)((double *)b.buf, (long long)b.shape[0], (long long)b.shape[1], st.p[0], st.p[1], st.p[2],
+                          st.n[0], st.n[1], st.n[2], (double *)out.buf, (long long)(out.len / 8), opts);
     PyBuffer_Release(&out);
 done:
-    for (i = 0; i < 3; i++)
-        if (got[i])
-            PyBuffer_Release(&x[i]);
+    release_states(&st);
     PyBuffer_Release(&b);
     if (ok)
         Py_RETURN_TRUE;
@@ -127,20 +153,17 @@ done:
 
 static PyObject *call_bound(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    Py_buffer c, x[3], out;
-    int got[3] = {0, 0, 0}, ok = 0, i;
+    Py_buffer c, out;
+    states_t st;
+    int ok = 0;
     void *addr;
     (void)self;
     if (nargs != 6) {
         PyErr_SetString(PyExc_TypeError, "call_bound(address, ctx, x1, x2, x3, out): 6 arguments");
         return NULL;
     }
-    addr = PyLong_AsVoidPtr(args[0]);
-    if (addr == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_SetString(PyExc_ValueError, "call_bound: a null kernel address");
+    if ((addr = address(args[0], "call_bound")) == NULL)
         return NULL;
-    }
     if (PyObject_GetBuffer(args[1], &c, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
         PyErr_Clear();
         Py_RETURN_FALSE;
@@ -149,27 +172,13 @@ static PyObject *call_bound(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyBuffer_Release(&c);
         Py_RETURN_FALSE;
     }
-    for (i = 0; i < 3; i++) {
-        if (args[2 + i] == Py_None) {
-            memset(&x[i], 0, sizeof(Py_buffer));
-            continue;
-        }
-        if (!get(args[2 + i], &x[i], 0, 1))
-            goto done;
-        got[i] = 1;
-    }
-    if (!got[0] || !get(args[5], &out, 1, 1))
+    if (!get_states(args + 2, &st) || !get(args[5], &out, 1, 1))
         goto done;
-    ok = ((bound_t)addr)((long long *)c.buf, (long long)(c.len / 8), (double *)x[0].buf,
-                         got[1] ? (double *)x[1].buf : (double *)x[0].buf,
-                         got[2] ? (double *)x[2].buf : (double *)x[0].buf, (long long)(x[0].len / 8),
-                         got[1] ? (long long)(x[1].len / 8) : 0, got[2] ? (long long)(x[2].len / 8) : 0,
-                         (double *)out.buf, (long long)(out.len / 8));
+    ok = ((bound_t)addr)((long long *)c.buf, (long long)(c.len / 8), st.p[0], st.p[1], st.p[2], st.n[0], st.n[1],
+                         st.n[2], (double *)out.buf, (long long)(out.len / 8));
     PyBuffer_Release(&out);
 done:
-    for (i = 0; i < 3; i++)
-        if (got[i])
-            PyBuffer_Release(&x[i]);
+    release_states(&st);
     PyBuffer_Release(&c);
     if (ok)
         Py_RETURN_TRUE;

@@ -206,16 +206,24 @@ class Work:
         return ctx
 
 
+def c_bound():
+    """(call_bound, the kernel's address, context) of the C call path, or None (the extension not
+    built, or ARTIDYN_NO_CCALL set now)."""
+    from ..dynamics.evaluator import _c_call
+    if _c_call() is None:
+        return None
+    from .._ccall import call_bound
+    from ..kernels import ccall_bound
+    return call_bound, ccall_bound.ADDRESS, ccall_bound.context
+
+
 _C = []
 
 
 def _bound():
-    """(call_bound, the kernel's address, context) of the C path, or None (not built, or
-    ARTIDYN_NO_CCALL set when first asked)."""
+    """:func:`c_bound` as first asked (the public function's hot path reads no environment)."""
     if not _C:
-        from .evaluator import _c_call
-        c = _c_call()
-        _C.append(None if c is None else (c[0], c[1].ADDRESS, c[1].context))
+        _C.append(c_bound())
     return _C[0]
 
 

@@ -42,16 +42,6 @@ _F8 = np.dtype(np.float64)
 _NONE, _FAST = object(), object()      # no call yet; the last call went through the kernel
 
 
-def _c_call():
-    """(call_bound, the kernel module) of the C path, or None (not built, or ARTIDYN_NO_CCALL)."""
-    from ..dynamics.evaluator import _c_call as c
-    if c() is None:
-        return None
-    from .._ccall import call_bound
-    from ..kernels import ccall_bound
-    return call_bound, ccall_bound
-
-
 class ConstrainedDynamics:
     """Constrained forward dynamics of ``model`` under ``constraints``, one state per call.
 
@@ -89,16 +79,13 @@ class ConstrainedDynamics:
             self._P = P
             self._B = dispatch._table(self.model)
             self._work = _compiled.Work(self._B, P)     # its own scratch: not shared with the public function
-            opts = dispatch.FRICTION if self.friction else 0
-            self._ab = np.array((0.0, 0.0) if self.baumgarte is None else self.baumgarte, dtype=float)
-            self._args = (dispatch._NO_F, opts, float(self._ab[0]), float(self._ab[1]))
+            alpha, beta = self.baumgarte or (0.0, 0.0)
+            self._args = (dispatch._NO_F, dispatch.FRICTION if self.friction else 0, alpha, beta)
             self._into = _compiled._K.constrained_into
-            c = _c_call()
+            c = _compiled.c_bound()
             if c is not None:
-                call, bound = c
-                self._c, self._addr = call, bound.ADDRESS
-                self._ctx = bound.context(self._B, P.K, P.TF, self._work.buf, self._work.ints, self.rows, opts,
-                                          self._ab, dispatch._NO_F)
+                self._c, self._addr = c[0], c[1]
+                self._ctx = self._work.context(self._B, P, (id(self._B), self.friction, alpha, beta), c[2])
                 self.c_path = True
 
     def __repr__(self):

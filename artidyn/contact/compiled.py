@@ -112,7 +112,7 @@ def run(model, q, v, tau_v, f_ext, friction, h, nsteps, s):
     LIM = np.array([r for r in limit_rows(model)], dtype=float).reshape(-1, 4) if s.joint_limits else np.zeros((0, 4))
     ST = np.array([s.friction, s.restitution, s.margin, s.theta, s.gamma, s.tol, s.max_iter, s.limit_restitution],
                   dtype=float)
-    F = np.zeros((1, 6)) if f_ext is None else np.array(f_ext, dtype=float, order="C")   # writable: one specialization
+    F = np.zeros((1, 6)) if f_ext is None else np.require(f_ext, float, ("C", "W"))   # writable: one specialization
     opts = (dispatch.FRICTION if friction else 0) | (dispatch.HAS_FEXT if f_ext is not None else 0)
     S = nsteps + 1
     out_q, out_v = np.zeros((S, model.nq)), np.zeros((S, model.nv))

@@ -127,9 +127,9 @@ def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_e
     t = time_grid(t_final, dt)
     h, nsteps = t[1] - t[0], t.size - 1
     T = np.asarray(tau, dtype=float)
-    # writable C arrays always (np.array copies): one compiled specialization of the run
-    tau_v = np.array(np.broadcast_to(T, (1, model.nv)) if T.ndim <= 1 else np.vstack([T, T[-1:]]), order="C")
-    F = np.zeros((1, 6)) if f_ext is None else np.array(f_ext, dtype=float, order="C")
+    # writable C arrays always (copied only when not): one compiled specialization of the run
+    tau_v = np.require(np.broadcast_to(T, (1, model.nv)) if T.ndim <= 1 else np.vstack([T, T[-1:]]), float, ("C", "W"))
+    F = np.zeros((1, 6)) if f_ext is None else np.require(f_ext, float, ("C", "W"))
     opts = compiled.options(f_ext, friction)
     alpha, beta = (0.0, 0.0) if baumgarte is None else (float(baumgarte[0]), float(baumgarte[1]))
     ts = t[::every]

@@ -158,9 +158,9 @@ def _compiled(model, q, v, tau, t, h, s, f_ext, friction):
     if T.ndim > 2 or (T.ndim >= 1 and T.shape[-1] != model.nv and T.size != 1):
         raise InputError(f"simulate with contact: tau must be a number, ({model.nv},) or (steps, {model.nv}), "
                          f"got shape {T.shape}")
-    # a writable C array always (np.array copies): one compiled specialization of the run
-    tau_v = np.array(np.broadcast_to(T, (1, model.nv)) if T.ndim <= 1 else
-                     np.vstack([T, np.repeat(T[-1:], max(0, S - T.shape[0]), axis=0)])[:S], order="C")
+    # a writable C array always (copied only when not): one compiled specialization of the run
+    tau_v = np.require(np.broadcast_to(T, (1, model.nv)) if T.ndim <= 1 else
+                       np.vstack([T, np.repeat(T[-1:], max(0, S - T.shape[0]), axis=0)])[:S], float, ("C", "W"))
     start = time.perf_counter()
     out = compiled.run(model, q, v, tau_v, f_ext, friction, h, S - 1, s)
     wall = time.perf_counter() - start

@@ -242,9 +242,9 @@ class _Run:
         cf[K.CF_ESCALE] = _energy_scale(model, Q) if conservative else 0.0
         self.ci, self.cf, self.conservative = ci, cf, bool(ci[K.CI_CONSERVATIVE])
         S = t_out.size
-        # writable C arrays always: one compiled specialization of the engine (a read-only or
-        # Fortran-ordered input would compile the whole engine again, about a minute)
-        self.Q0, self.V0 = np.array(Q, dtype=float, order="C"), np.array(V, dtype=float, order="C")
+        # writable C arrays always (copied only when not): one compiled specialization of the engine
+        # (a read-only or Fortran-ordered input would compile the whole engine again, about a minute)
+        self.Q0, self.V0 = (np.require(x, float, ("C", "W")) for x in (Q, V))
         self.record = record
         rows = lambda bit: S if record & bit else 1  # noqa: E731  (1 row: not recorded, never written)
         self.q = np.zeros((N, S, model.nq))
