@@ -3,4 +3,10 @@ rest of the build is in pyproject.toml. Without a C compiler the package install
 and the bound evaluator calls the kernels through numba's dispatcher."""
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("artidyn._ccall", ["artidyn/_ccall.c"], optional=True)])
+try:                            # numpy's headers: the extension makes its results with numpy's C API
+    import numpy
+except ImportError:
+    numpy = None
+
+setup(ext_modules=[Extension("artidyn._ccall", ["artidyn/_ccall.c"], include_dirs=[numpy.get_include()],
+                             optional=True)] if numpy is not None else [])

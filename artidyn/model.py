@@ -325,6 +325,15 @@ class Model:
     def __setattr__(self, key, value):
         raise AttributeError("a Model is immutable; build a new one with ModelBuilder")
 
+    def __getstate__(self):
+        """Pickles and copies leave the cache behind (work tables, compiled call objects): the
+        copy builds its own on first use."""
+        return {k: v for k, v in self.__dict__.items() if k != "_cache"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.__dict__["_cache"] = {}
+
     def replace(self, **changes):
         """A copy of the model with some fields replaced, e.g. ``model.replace(damping=d)``.
 

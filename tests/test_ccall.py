@@ -254,3 +254,70 @@ def test_public_constrained_dynamics_with_many_gains():
                                    rtol=0, atol=1e-9)
     w = compiled.packed(model, cons)._work
     assert len(w.ctx) == 16 and len(w._keep) == 32
+
+
+def test_the_bound_methods_are_c_objects_with_checked_fallbacks(pair):
+    """dyn.rnea / aba / crba are artidyn._ccall.Kernel objects: every call shape of the method
+    (out by position, by keyword, None), the method's doc, the method itself for what C refuses,
+    and no reference cycle that outlives the evaluator."""
+    import gc
+    import weakref
+
+    from artidyn._ccall import Kernel
+    model, fast, slow = pair
+    q, v, a = ad.random_configuration(model, rng=3), np.linspace(-1, 1, 6), np.full(6, 0.25)
+    ref = slow.rnea(q, v, a)
+    assert type(fast.rnea) is Kernel and type(slow.rnea) is not Kernel
+    assert fast.rnea.__doc__ == ad.Dynamics.rnea.__doc__ and "compiled" in repr(fast.crba)
+    assert fast.aba.fallback.__func__ is ad.Dynamics.aba
+    out = np.empty(6)
+    for call in (lambda: fast.rnea(q, v, a), lambda: fast.rnea(q, v, a, None), lambda: fast.rnea(q, v, a, out=None),
+                 lambda: fast.rnea(q, v, a, out), lambda: fast.rnea(q, v, a, out=out), lambda: fast.rnea(q=q, v=v, a=a)):
+        got = call()
+        np.testing.assert_array_equal(got, ref)
+    assert fast.rnea(q, v, a, out) is out and fast.crba(q, np.empty((6, 6))).shape == (6, 6)
+    with pytest.raises(TypeError):
+        fast.rnea(q, v, a, nope=out)            # the method's own error
+    with pytest.raises(TypeError):
+        fast.crba()
+    with pytest.raises(ad.ShapeError, match="nq = 6"):
+        fast.rnea(q[:4], v, a)
+    # the evaluator and its C objects are collected with it
+    dyn = ad.Dynamics(model)
+    dyn.crba(q)
+    gone = weakref.ref(dyn)
+    del dyn
+    gc.collect()
+    assert gone() is None
+    # the constructor's checks (private)
+    from artidyn.kernels.ccall import ADDRESSES
+    with pytest.raises(ValueError, match="nin"):
+        Kernel(ADDRESSES["rnea"], fast._B, 0, 2, (6,), print)
+    for shape in [None, (), (0,), (6, -1), (2, 3, 4), 6]:
+        with pytest.raises(ValueError, match="shape"):
+            Kernel(ADDRESSES["rnea"], fast._B, 0, 3, shape, print)
+    with pytest.raises(TypeError, match="callable"):
+        Kernel(ADDRESSES["rnea"], fast._B, 0, 3, (6,), None)
+    with pytest.raises(TypeError, match="B must be"):
+        Kernel(ADDRESSES["rnea"], fast._B.T, 0, 3, (6,), print)
+    with pytest.raises(ValueError):
+        Kernel(0, fast._B, 0, 3, (6,), print)
+
+
+def test_derivatives_into_the_same_out_twice(pair):
+    """A repeated out returns the same named views, holding the new state's numbers."""
+    model, fast, slow = pair
+    out = np.empty((3, 6, 6))
+    rng = np.random.default_rng(4)
+    first = None
+    for _ in range(3):
+        q, v, a = ad.random_configuration(model, rng), ad.random_velocity(model, rng), ad.random_velocity(model, rng)
+        d = fast.rnea_derivatives(q, v, a, out=out)
+        first = d if first is None else first
+        assert d is first and np.shares_memory(d.dtau_dq, out)
+        for got, want in zip(d, slow.rnea_derivatives(q, v, a)):
+            np.testing.assert_array_equal(got, want)
+        e = fast.aba_derivatives(q, v, a, out=out)
+        assert type(e).__name__ == "AbaDerivatives"
+        for got, want in zip(e, slow.aba_derivatives(q, v, a)):
+            np.testing.assert_array_equal(got, want)

@@ -209,8 +209,7 @@ class Work:
 def c_bound():
     """(call_bound, the kernel's address, context) of the C call path, or None (the extension not
     built, or ARTIDYN_NO_CCALL set now)."""
-    from ..dynamics.evaluator import _c_call
-    if _c_call() is None:
+    if dispatch.c_path() is None:
         return None
     from .._ccall import call_bound
     from ..kernels import ccall_bound

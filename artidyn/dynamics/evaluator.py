@@ -15,13 +15,15 @@ evaluator uses the model's own work table: like the public functions, not for co
 threads on one model.
 
 The call goes through the small C extension ``artidyn._ccall`` when it was built (a C compiler at
-installation): it checks the arrays through the buffer protocol and calls the compiled kernel
-directly, about 0.5 µs less per call than numba's dispatcher, which checks the types of every
-argument. Without it (or with ``ARTIDYN_NO_CCALL=1`` in the environment), numba's dispatcher.
+installation): ``dyn.rnea``, ``dyn.aba`` and ``dyn.crba`` are then compiled call objects that check
+the arrays through the buffer protocol and run the kernel directly (about 0.5 µs less per call
+than numba's dispatcher, which checks the types of every argument, and no Python frame); what they
+refuse goes to the checked methods of the class (their ``fallback``), which compute it or raise
+the public functions' errors. Without the extension (or with ``ARTIDYN_NO_CCALL=1`` in the
+environment when the evaluator is made), the methods call numba's dispatcher.
 """
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,18 +39,6 @@ if TYPE_CHECKING:
 _ND = np.ndarray
 _F8 = np.dtype(np.float64)
 _NAMED = (RneaDerivatives, AbaDerivatives)
-
-
-def _c_call():
-    """(call, kernel addresses) of the C path, or None (not built, or ARTIDYN_NO_CCALL set)."""
-    if os.environ.get("ARTIDYN_NO_CCALL", "").strip().lower() not in ("", "0", "false", "no"):
-        return None
-    try:
-        from .._ccall import call
-    except ImportError:
-        return None
-    from ..kernels.ccall import ADDRESSES
-    return call, ADDRESSES
 
 
 class Dynamics:
@@ -79,12 +69,18 @@ class Dynamics:
         self._zeros.flags.writeable = False
         self._rnea, self._aba, self._crba = _K.rnea, _K.aba, _K.crba     # numba dispatchers: typed in C
         self._v_shape, self._m_shape, self._d_shape = (self.nv,), (self.nv, self.nv), (3, self.nv, self.nv)
-        c = _c_call()
+        c = dispatch.c_path()
         self.c_path = c is not None
-        self._c = c[0] if c else None
+        self._c = c[0].call if c else None
         A = c[1] if c else dict.fromkeys(("rnea", "aba", "crba", "rnea_derivatives", "aba_derivatives"), 0)
-        self._c_rnea, self._c_aba, self._c_crba = A["rnea"], A["aba"], A["crba"]
         self._c_rnea_d, self._c_aba_d = A["rnea_derivatives"], A["aba_derivatives"]
+        self._views = [None, None]      # per derivative kind: (the last out, its named views)
+        if c is not None:               # rnea, aba, crba: C objects in the instance, the methods below their fallbacks
+            Kernel = c[0].Kernel
+            for name, nin, shape in (("rnea", 3, self._v_shape), ("aba", 3, self._v_shape), ("crba", 1, self._m_shape)):
+                method = getattr(self, name)
+                setattr(self, name, Kernel(A[name], self._B, 0 if name == "crba" else self._opts, nin, shape,
+                                           method, method.__doc__))
 
     def __repr__(self):
         return f"Dynamics({self.model.name!r}, friction={self.friction})"
@@ -107,10 +103,6 @@ class Dynamics:
 
     def rnea(self, q: ArrayLike, v: ArrayLike, a: ArrayLike, out: Array | None = None) -> Array:
         """Inverse dynamics, as :func:`artidyn.rnea` (no external wrenches: use the public one)."""
-        if self._c is not None:
-            tau = np.empty(self._v_shape) if out is None else out
-            if self._c(self._c_rnea, self._B, self._opts, q, v, a, tau):
-                return tau
         tau = self._out(out, (self.nv,))
         try:
             if self._rnea(self._B, q, v, a, self._nof, self._opts, tau):
@@ -122,10 +114,6 @@ class Dynamics:
 
     def aba(self, q: ArrayLike, v: ArrayLike, tau: ArrayLike, out: Array | None = None) -> Array:
         """Forward dynamics, as :func:`artidyn.aba`."""
-        if self._c is not None:
-            qdd = np.empty(self._v_shape) if out is None else out
-            if self._c(self._c_aba, self._B, self._opts, q, v, tau, qdd):
-                return qdd
         qdd = self._out(out, (self.nv,))
         try:
             if self._aba(self._B, q, v, tau, self._nof, self._opts, qdd):
@@ -137,10 +125,6 @@ class Dynamics:
 
     def crba(self, q: ArrayLike, out: Array | None = None) -> Array:
         """The joint-space mass matrix, as :func:`artidyn.crba`."""
-        if self._c is not None:
-            M = np.empty(self._m_shape) if out is None else out
-            if self._c(self._c_crba, self._B, 0, q, None, None, M):
-                return M
         M = self._out(out, (self.nv, self.nv))
         try:
             if self._crba(self._B, q, M):
@@ -165,7 +149,14 @@ class Dynamics:
         if self._c is not None:
             D = np.empty(self._d_shape) if out is None else out
             if self._c(self._c_aba_d if kind else self._c_rnea_d, self._B, self._opts, q, x1, x2, D):
-                return named(D[0], D[1], D[2])
+                if out is None:
+                    return named(D[0], D[1], D[2])
+                last = self._views[kind]     # the same out again: the same views (making them costs ~0.6 µs)
+                if last is not None and last[0] is out:
+                    return last[1]
+                r = named(D[0], D[1], D[2])
+                self._views[kind] = (out, r)
+                return r
         D = self._out(out, self._d_shape)
         from . import _derivatives_kernels as dk
         single = dk._kernels()["single"]

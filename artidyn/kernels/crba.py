@@ -46,9 +46,10 @@ def world_twists(B, i):
 
 @nb.njit
 def crba_state(B, M):
-    """CRBA for the state whose q was loaded by ``load_q``: M (nv, nv) <- the mass matrix."""
+    """CRBA for the state whose q was loaded by ``load_q``: M (nv, nv) <- the mass matrix; True
+    when every entry is finite."""
     crba_bodies(B)
-    crba_matrix(B, M)
+    return crba_matrix(B, M)
 
 
 @nb.njit
@@ -66,7 +67,8 @@ def crba_bodies(B):
 
 @nb.njit
 def crba_matrix(B, M):
-    """The second half of :func:`crba_state`: the composite inertias (IA) and M from them."""
+    """The second half of :func:`crba_state`: the composite inertias (IA) and M from them; True
+    when every entry of M is finite (the sum of ``x * 0`` over the entries is NaN otherwise)."""
     nb1 = B.shape[0]
     for i in range(nb1 - 1, 0, -1):
         par = int(B[i, PARENT])
@@ -76,6 +78,7 @@ def crba_matrix(B, M):
     for r in range(M.shape[0]):
         for c in range(M.shape[1]):
             M[r, c] = 0.0
+    chk = 0.0
     for i in range(1, nb1):
         k, n = int(B[i, IV]), int(B[i, NVJ])
         for j in range(n):
@@ -91,8 +94,11 @@ def crba_matrix(B, M):
                          + B[l, s + 4] * F[4] + B[l, s + 5] * F[5])
                     M[kl + jj, k + j] = x
                     M[k + j, kl + jj] = x
+                    chk += x * 0.0
                 l = int(B[l, PARENT])
             M[k + j, k + j] += B[i, ARM + j]
+            chk += B[i, ARM + j] * 0.0
+    return chk == 0.0
 
 
 @nb.njit(fastmath={"reassoc", "contract"})
@@ -112,5 +118,4 @@ def crba_single(B, q, M):
     nv = int(B[0, IV])
     if M.shape[0] != nv or M.shape[1] != nv or not load_q(B, q):
         return False
-    crba_state(B, M)
-    return matrix_finite(M)
+    return crba_state(B, M)

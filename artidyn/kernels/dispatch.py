@@ -8,8 +8,11 @@ result). The public function then runs the reference code, which raises the prop
 computes with complex / symbolic numbers). So error messages live in one place.
 
 Single state (1-D float64 arrays): one call of a dedicated compiled function, with the table's
-own work columns and no other allocation than the result. The Python side is kept to a few
-attribute tests, since a call costs ~1 us in all (numba unboxes each argument in ~50 ns).
+own work columns and no other allocation than the result. rnea, aba and crba without external
+wrenches go through the C extension ``artidyn._ccall`` when it was built (a call object per model
+and kernel, kept on ``model._cache``), which checks the buffers and calls the kernel's C entry
+point; otherwise, and for what it declines, numba's dispatcher (it unboxes each argument in
+~50 ns, ~0.5 us more per call).
 Everything else (lists, other real dtypes, batches, a single state mixed with batches) goes
 through the parallel batch kernel (one chunk per thread for small batches, four above 256
 states). Numba is imported by the first call, not with artidyn.
@@ -17,6 +20,7 @@ states). Numba is imported by the first call, not with artidyn.
 import contextlib
 import importlib
 import math
+import os
 
 import numpy as np
 
@@ -54,6 +58,46 @@ class _EntryPoints:
 
 
 _K = _EntryPoints()
+
+
+# --- the C call path -----------------------------------------------------------------------------
+
+def c_path():
+    """(the extension ``artidyn._ccall``, the kernels' C addresses), or None: the extension was not
+    built (no C compiler at installation), or ``ARTIDYN_NO_CCALL`` is set in the environment now."""
+    if os.environ.get("ARTIDYN_NO_CCALL", "").strip().lower() not in ("", "0", "false", "no"):
+        return None
+    try:
+        from .. import _ccall
+    except ImportError:
+        return None
+    from .ccall import ADDRESSES
+    return _ccall, ADDRESSES
+
+
+def _declined(*args, **kwargs):
+    return None
+
+
+_C_KEYS = {(name, opts): f"kernels.c.{name}.{opts}" for name in ("rnea", "aba", "crba") for opts in (0, FRICTION)}
+_C_RNEA = (_C_KEYS["rnea", 0], _C_KEYS["rnea", FRICTION])
+_C_ABA = (_C_KEYS["aba", 0], _C_KEYS["aba", FRICTION])
+_C_CRBA = _C_KEYS["crba", 0]
+
+
+def _c_single(model, name, opts):
+    """The C object running kernel ``name`` (rnea, aba, crba) on the model's table for one state of
+    1-D float64 arrays, made on first use and kept on ``model._cache``: it returns the result, or
+    None when the C side declines (other types, shapes, invalid values: the caller goes on with
+    numba's path). False when there is no C path (the choice is kept for the model's lifetime)."""
+    c = c_path()
+    if c is None:
+        k = False
+    else:
+        shape = (model.nv, model.nv) if name == "crba" else (model.nv,)
+        k = c[0].Kernel(c[1][name], _table(model), opts, 1 if name == "crba" else 3, shape, _declined)
+    model._cache[_C_KEYS[name, opts]] = k
+    return k
 
 
 def use_kernels(flag=True):
@@ -163,12 +207,19 @@ def rnea(model, q, v, a, f_ext=None, friction=True):
     if not _ON[0]:
         return None
     try:
-        B = model._cache.get(KEY)
+        cache = model._cache
     except AttributeError:      # not a Model: the reference code names the mistake
         return None
+    opts = FRICTION if friction else 0
+    if f_ext is None:               # one state of float64 arrays: the C call, ~0.5 us less than numba's
+        c = cache.get(_C_RNEA[opts])
+        if c is None:
+            c = _c_single(model, "rnea", opts)
+        if c and (tau := c(q, v, a)) is not None:
+            return tau
+    B = cache.get(KEY)
     if B is None:
         B = packed(model)
-    opts = FRICTION if friction else 0
     try:
         if q.ndim == 1 and v.ndim == 1 and a.ndim == 1 and (f_ext is None or f_ext.ndim == 2):
             tau = np.empty(model.nv)
@@ -185,12 +236,19 @@ def aba(model, q, v, tau, f_ext=None, friction=True):
     if not _ON[0]:
         return None
     try:
-        B = model._cache.get(KEY)
+        cache = model._cache
     except AttributeError:      # not a Model: the reference code names the mistake
         return None
+    opts = FRICTION if friction else 0
+    if f_ext is None:
+        c = cache.get(_C_ABA[opts])
+        if c is None:
+            c = _c_single(model, "aba", opts)
+        if c and (qdd := c(q, v, tau)) is not None:
+            return qdd
+    B = cache.get(KEY)
     if B is None:
         B = packed(model)
-    opts = FRICTION if friction else 0
     try:
         if q.ndim == 1 and v.ndim == 1 and tau.ndim == 1 and (f_ext is None or f_ext.ndim == 2):
             qdd = np.empty(model.nv)
@@ -207,11 +265,14 @@ def crba(model, q):
     if not _ON[0]:
         return None
     try:
-        B = model._cache.get(KEY)
+        c = model._cache.get(_C_CRBA)
     except AttributeError:      # not a Model: the reference code names the mistake
         return None
-    if B is None:
-        B = packed(model)
+    if c is None:
+        c = _c_single(model, "crba", 0)
+    if c and (M := c(q)) is not None:
+        return M
+    B = _table(model)
     try:
         if q.ndim == 1:
             M = np.empty((model.nv, model.nv))

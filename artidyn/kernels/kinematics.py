@@ -16,7 +16,9 @@ from .types import BUF, I64, LOCAL, MAT, OUT2, OUT3, VEC
 
 @nb.njit
 def placements_state(B, last):
-    """R0, P0 of bodies 0 .. last (internal frames) for the state loaded by ``load_q``."""
+    """R0, P0 of bodies 0 .. last (internal frames) for the state loaded by ``load_q``:
+    ``R0_i = R0_p R_i``, ``P0_i = P0_p + R0_p p_i``. Every input is read into locals before the
+    twelve results are stored (a store into B would otherwise make the compiled code load them again)."""
     for r in range(3):
         B[0, P0 + r] = 0.0
         for c in range(3):
@@ -24,11 +26,21 @@ def placements_state(B, last):
     for i in range(1, last + 1):
         par = int(B[i, PARENT])
         joint_transform(B, i)
-        for r in range(3):
-            a0, a1, a2 = B[par, R0 + 3 * r], B[par, R0 + 3 * r + 1], B[par, R0 + 3 * r + 2]
-            for c in range(3):
-                B[i, R0 + 3 * r + c] = a0 * B[i, R + c] + a1 * B[i, R + 3 + c] + a2 * B[i, R + 6 + c]
-            B[i, P0 + r] = B[par, P0 + r] + a0 * B[i, P] + a1 * B[i, P + 1] + a2 * B[i, P + 2]
+        r00, r01, r02 = B[i, R], B[i, R + 1], B[i, R + 2]
+        r10, r11, r12 = B[i, R + 3], B[i, R + 4], B[i, R + 5]
+        r20, r21, r22 = B[i, R + 6], B[i, R + 7], B[i, R + 8]
+        p0, p1, p2 = B[i, P], B[i, P + 1], B[i, P + 2]
+        a00, a01, a02 = B[par, R0], B[par, R0 + 1], B[par, R0 + 2]
+        a10, a11, a12 = B[par, R0 + 3], B[par, R0 + 4], B[par, R0 + 5]
+        a20, a21, a22 = B[par, R0 + 6], B[par, R0 + 7], B[par, R0 + 8]
+        o0, o1, o2 = B[par, P0], B[par, P0 + 1], B[par, P0 + 2]
+        x = (a00 * r00 + a01 * r10 + a02 * r20, a00 * r01 + a01 * r11 + a02 * r21, a00 * r02 + a01 * r12 + a02 * r22,
+             a10 * r00 + a11 * r10 + a12 * r20, a10 * r01 + a11 * r11 + a12 * r21, a10 * r02 + a11 * r12 + a12 * r22,
+             a20 * r00 + a21 * r10 + a22 * r20, a20 * r01 + a21 * r11 + a22 * r21, a20 * r02 + a21 * r12 + a22 * r22,
+             o0 + a00 * p0 + a01 * p1 + a02 * p2, o1 + a10 * p0 + a11 * p1 + a12 * p2,
+             o2 + a20 * p0 + a21 * p1 + a22 * p2)
+        for k in range(12):
+            B[i, R0 + k] = x[k]          # R0 (9) and P0 (3) are contiguous
 
 
 @nb.njit

@@ -10,6 +10,15 @@ lane loops hold no branch. The algebra is the per-state kernels', line for line 
 frames of :mod:`.pack`, same order of operations up to the sine and cosine, written here without
 branches), and the tests hold the two to round-off.
 
+RNEA and ABA run every lane of a block (a last, partial block has its empty lanes filled with a
+copy of its first state), so the lane loops have a constant trip count; their busiest functions
+(the articulated inertia to the parent, forces to the parent, motions to the child, the
+articulated update of a one-dof joint) read a body's row as one flat array with the constant
+stride ``LANES`` (:func:`row`). With both, LLVM addresses every column from one pointer and
+vectorises loops over dozens of columns; with ``W[i, column, lane]`` and a run-time lane count
+each address is computed from the strides, and ABA spent about half its time in the inertia
+transform. CRBA runs blocks of ``L <= LANES`` states (:func:`block_size`) on the 3-D indexing.
+
 Columns of ``W`` (per body, each ``LANES`` wide):
 
 ==========  ====  ===========================================================================
@@ -53,6 +62,38 @@ def work(B, L):
     return np.empty((B.shape[0], WCOLS, L))
 
 
+# --- flat rows ------------------------------------------------------------------------------------
+
+@nb.njit
+def row(W, i):
+    """Row i of W as one flat array: column c of lane l at ``c * LANES + l``. With the lane
+    stride a constant, LLVM addresses every column from one base pointer (indexing ``W[i, c, l]``
+    computes each address from the runtime strides: ~3x slower where a loop reads many columns)."""
+    return W[i].reshape(WCOLS * LANES)
+
+
+@nb.njit
+def flat(A):
+    """A block's (n, LANES) array as one flat array (row r of lane l at ``r * LANES + l``)."""
+    return A.reshape(A.shape[0] * LANES)
+
+
+@nb.njit
+def rotation_flat(X, l):
+    """R (row-major 9-tuple) of lane l of a flat row."""
+    return (X[WR * LANES + l], X[(WR + 1) * LANES + l], X[(WR + 2) * LANES + l], X[(WR + 3) * LANES + l],
+            X[(WR + 4) * LANES + l], X[(WR + 5) * LANES + l], X[(WR + 6) * LANES + l],
+            X[(WR + 7) * LANES + l], X[(WR + 8) * LANES + l])
+
+
+@nb.njit
+def block_flat(X, c, l):
+    """The 3x3 block at column c (row-major 6x6) of lane l of a flat row, as a 9-tuple."""
+    return (X[c * LANES + l], X[(c + 1) * LANES + l], X[(c + 2) * LANES + l], X[(c + 6) * LANES + l],
+            X[(c + 7) * LANES + l], X[(c + 8) * LANES + l], X[(c + 12) * LANES + l],
+            X[(c + 13) * LANES + l], X[(c + 14) * LANES + l])
+
+
 # --- loading a block ----------------------------------------------------------------------------
 
 @nb.njit
@@ -83,6 +124,13 @@ def load_block(B, Q, X1, X2, nx, s, nl, Qb, X1b, X2b):
                     return k
                 for j in range(4):
                     Qb[o + j, l] /= n
+    if nx == 2:                           # RNEA, ABA run every lane: those after the last state copy the first
+        for l in range(nl, Qb.shape[1]):
+            for j in range(Qb.shape[0]):
+                Qb[j, l] = Qb[j, 0]
+            for j in range(X1b.shape[0]):
+                X1b[j, l] = X1b[j, 0]
+                X2b[j, l] = X2b[j, 0]
     return -1
 
 
@@ -189,25 +237,24 @@ def joint_map(B, i):
 # --- spatial algebra on lanes ---------------------------------------------------------------------
 
 @nb.njit
-def motion_to_child_lanes(W, i, src, X, Y, Xb, rows, coefs, nl):
-    """W[i, Y] <- A_i^t W[src, X] + S x_i (x = the block's nv x lanes array Xb)."""
+def motion_to_child_lanes(W, i, src, X, Y, Xb, rows, coefs):
+    """W[i, Y] <- A_i^t W[src, X] + S x_i (x = the block's nv x lanes array Xb); every lane."""
+    Wi, Ws, Xbf = row(W, i), row(W, src), flat(Xb)
     r0, r1, r2, r3, r4, r5 = rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
     c0, c1, c2, c3, c4, c5 = coefs[0], coefs[1], coefs[2], coefs[3], coefs[4], coefs[5]
-    for l in range(nl):
-        w0, w1, w2 = W[src, X, l], W[src, X + 1, l], W[src, X + 2, l]
-        p0, p1, p2 = W[i, WP, l], W[i, WP + 1, l], W[i, WP + 2, l]
-        u0 = W[src, X + 3, l] - (p1 * w2 - p2 * w1)
-        u1 = W[src, X + 4, l] - (p2 * w0 - p0 * w2)
-        u2 = W[src, X + 5, l] - (p0 * w1 - p1 * w0)
-        e0, e1, e2, e3, e4, e5, e6, e7, e8 = (W[i, WR, l], W[i, WR + 1, l], W[i, WR + 2, l], W[i, WR + 3, l],
-                                              W[i, WR + 4, l], W[i, WR + 5, l], W[i, WR + 6, l],
-                                              W[i, WR + 7, l], W[i, WR + 8, l])
-        W[i, Y, l] = e0 * w0 + e3 * w1 + e6 * w2 + c0 * Xb[r0, l]
-        W[i, Y + 1, l] = e1 * w0 + e4 * w1 + e7 * w2 + c1 * Xb[r1, l]
-        W[i, Y + 2, l] = e2 * w0 + e5 * w1 + e8 * w2 + c2 * Xb[r2, l]
-        W[i, Y + 3, l] = e0 * u0 + e3 * u1 + e6 * u2 + c3 * Xb[r3, l]
-        W[i, Y + 4, l] = e1 * u0 + e4 * u1 + e7 * u2 + c4 * Xb[r4, l]
-        W[i, Y + 5, l] = e2 * u0 + e5 * u1 + e8 * u2 + c5 * Xb[r5, l]
+    for l in range(LANES):
+        w0, w1, w2 = Ws[X * LANES + l], Ws[(X + 1) * LANES + l], Ws[(X + 2) * LANES + l]
+        p0, p1, p2 = Wi[WP * LANES + l], Wi[(WP + 1) * LANES + l], Wi[(WP + 2) * LANES + l]
+        u0 = Ws[(X + 3) * LANES + l] - (p1 * w2 - p2 * w1)
+        u1 = Ws[(X + 4) * LANES + l] - (p2 * w0 - p0 * w2)
+        u2 = Ws[(X + 5) * LANES + l] - (p0 * w1 - p1 * w0)
+        e0, e1, e2, e3, e4, e5, e6, e7, e8 = rotation_flat(Wi, l)
+        Wi[Y * LANES + l] = e0 * w0 + e3 * w1 + e6 * w2 + c0 * Xbf[r0 * LANES + l]
+        Wi[(Y + 1) * LANES + l] = e1 * w0 + e4 * w1 + e7 * w2 + c1 * Xbf[r1 * LANES + l]
+        Wi[(Y + 2) * LANES + l] = e2 * w0 + e5 * w1 + e8 * w2 + c2 * Xbf[r2 * LANES + l]
+        Wi[(Y + 3) * LANES + l] = e0 * u0 + e3 * u1 + e6 * u2 + c3 * Xbf[r3 * LANES + l]
+        Wi[(Y + 4) * LANES + l] = e1 * u0 + e4 * u1 + e7 * u2 + c4 * Xbf[r4 * LANES + l]
+        Wi[(Y + 5) * LANES + l] = e2 * u0 + e5 * u1 + e8 * u2 + c5 * Xbf[r5 * LANES + l]
 
 
 @nb.njit
@@ -271,24 +318,23 @@ def body_force_lanes(B, W, i, Y, acc, nl):
 
 
 @nb.njit
-def force_to_parent_lanes(W, i, X, dst, Y, nl):
-    """W[dst, Y] += A_i W[i, X]: a force of body i, about its parent's origin."""
-    for l in range(nl):
-        m0, m1, m2 = W[i, X, l], W[i, X + 1, l], W[i, X + 2, l]
-        g0, g1, g2 = W[i, X + 3, l], W[i, X + 4, l], W[i, X + 5, l]
-        e0, e1, e2, e3, e4, e5, e6, e7, e8 = (W[i, WR, l], W[i, WR + 1, l], W[i, WR + 2, l], W[i, WR + 3, l],
-                                              W[i, WR + 4, l], W[i, WR + 5, l], W[i, WR + 6, l],
-                                              W[i, WR + 7, l], W[i, WR + 8, l])
-        p0, p1, p2 = W[i, WP, l], W[i, WP + 1, l], W[i, WP + 2, l]
+def force_to_parent_lanes(W, i, X, dst, Y):
+    """W[dst, Y] += A_i W[i, X]: a force of body i, about its parent's origin; every lane."""
+    S, D = row(W, i), row(W, dst)
+    for l in range(LANES):
+        m0, m1, m2 = S[X * LANES + l], S[(X + 1) * LANES + l], S[(X + 2) * LANES + l]
+        g0, g1, g2 = S[(X + 3) * LANES + l], S[(X + 4) * LANES + l], S[(X + 5) * LANES + l]
+        e0, e1, e2, e3, e4, e5, e6, e7, e8 = rotation_flat(S, l)
+        p0, p1, p2 = S[WP * LANES + l], S[(WP + 1) * LANES + l], S[(WP + 2) * LANES + l]
         f0 = e0 * g0 + e1 * g1 + e2 * g2
         f1 = e3 * g0 + e4 * g1 + e5 * g2
         f2 = e6 * g0 + e7 * g1 + e8 * g2
-        W[dst, Y, l] += e0 * m0 + e1 * m1 + e2 * m2 + p1 * f2 - p2 * f1
-        W[dst, Y + 1, l] += e3 * m0 + e4 * m1 + e5 * m2 + p2 * f0 - p0 * f2
-        W[dst, Y + 2, l] += e6 * m0 + e7 * m1 + e8 * m2 + p0 * f1 - p1 * f0
-        W[dst, Y + 3, l] += f0
-        W[dst, Y + 4, l] += f1
-        W[dst, Y + 5, l] += f2
+        D[Y * LANES + l] += e0 * m0 + e1 * m1 + e2 * m2 + p1 * f2 - p2 * f1
+        D[(Y + 1) * LANES + l] += e3 * m0 + e4 * m1 + e5 * m2 + p2 * f0 - p0 * f2
+        D[(Y + 2) * LANES + l] += e6 * m0 + e7 * m1 + e8 * m2 + p0 * f1 - p1 * f0
+        D[(Y + 3) * LANES + l] += f0
+        D[(Y + 4) * LANES + l] += f1
+        D[(Y + 5) * LANES + l] += f2
 
 
 @nb.njit
@@ -325,17 +371,18 @@ def root_lanes(B, W, nl):
 
 
 @nb.njit
-def rnea_lanes(B, W, Qb, Vd, Ad, opts, Tb, nl):
-    """RNEA (as :func:`.rnea.rnea_state`, no external wrenches) for the nl states of the block:
-    Tb (nv, lanes) <- the joint torques."""
+def rnea_lanes(B, W, Qb, Vd, Ad, opts, Tb):
+    """RNEA (as :func:`.rnea.rnea_state`, no external wrenches) on every lane of the block (W, Qb,
+    Vd, Ad LANES wide): Tb (nv, LANES) <- the joint torques."""
+    nl = LANES                  # every lane: load_block fills the lanes after the last state
     nb1 = B.shape[0]
     root_lanes(B, W, nl)
     for i in range(1, nb1):
         par = int(B[i, PARENT])
         rows, coefs = joint_map(B, i)
         transform_lanes(B, W, i, Qb, nl)
-        motion_to_child_lanes(W, i, par, WV, WV, Vd, rows, coefs, nl)
-        motion_to_child_lanes(W, i, par, WA, WA, Ad, rows, coefs, nl)
+        motion_to_child_lanes(W, i, par, WV, WV, Vd, rows, coefs)
+        motion_to_child_lanes(W, i, par, WA, WA, Ad, rows, coefs)
         velocity_product_lanes(W, i, Vd, rows, coefs, WA, True, nl)
         body_force_lanes(B, W, i, WF, True, nl)
     for i in range(nb1 - 1, 0, -1):
@@ -343,7 +390,7 @@ def rnea_lanes(B, W, Qb, Vd, Ad, opts, Tb, nl):
             joint_torque_lanes(B, W, i, j, WF, Qb, Vd, Ad, opts, Tb, 1.0, nl)
         par = int(B[i, PARENT])
         if par > 0:
-            force_to_parent_lanes(W, i, WF, par, WF, nl)
+            force_to_parent_lanes(W, i, WF, par, WF)
 
 
 # --- ABA ------------------------------------------------------------------------------------------
@@ -404,34 +451,28 @@ def invert_lanes(W, i, X, n, nl):
 
 
 @nb.njit
-def inertia_to_parent_lanes(W, i, dst, nl):
+def inertia_to_parent_lanes(W, i, dst):
     """W[dst, WIA] += A W[i, WIA] A^T for the symmetric articulated inertia of body i, as
-    :func:`.spatial.inertia_to_parent_add`: rotated blocks ``R X_jk R^T``, then the origin shift."""
-    for l in range(nl):
-        Rm = (W[i, WR, l], W[i, WR + 1, l], W[i, WR + 2, l], W[i, WR + 3, l], W[i, WR + 4, l], W[i, WR + 5, l],
-              W[i, WR + 6, l], W[i, WR + 7, l], W[i, WR + 8, l])
-        p = (W[i, WP, l], W[i, WP + 1, l], W[i, WP + 2, l])
-        B11 = mat_mul_t(mat_mul(Rm, block_lane(W, i, WIA, l)), Rm)
-        B12 = mat_mul_t(mat_mul(Rm, block_lane(W, i, WIA + 3, l)), Rm)
-        B22 = mat_mul_t(mat_mul(Rm, block_lane(W, i, WIA + 21, l)), Rm)
+    :func:`.spatial.inertia_to_parent_add`: rotated blocks ``R X_jk R^T``, then the origin shift;
+    every lane."""
+    X, Y = row(W, i), row(W, dst)
+    for l in range(LANES):
+        Rm = rotation_flat(X, l)
+        p = (X[WP * LANES + l], X[(WP + 1) * LANES + l], X[(WP + 2) * LANES + l])
+        B11 = mat_mul_t(mat_mul(Rm, block_flat(X, WIA, l)), Rm)
+        B12 = mat_mul_t(mat_mul(Rm, block_flat(X, WIA + 3, l)), Rm)
+        B22 = mat_mul_t(mat_mul(Rm, block_flat(X, WIA + 21, l)), Rm)
         E = cross_rows(p, B12)
         T12 = cross_cols(p, B22)
         PBP = cross_cols(p, cross_rows(p, B22))
         for r in range(3):
             for c in range(3):
                 k = 3 * r + c
-                W[dst, WIA + 6 * r + c, l] += B11[k] + E[k] + E[3 * c + r] + PBP[k]
+                Y[(WIA + 6 * r + c) * LANES + l] += B11[k] + E[k] + E[3 * c + r] + PBP[k]
                 t = B12[k] + T12[k]
-                W[dst, WIA + 6 * r + c + 3, l] += t
-                W[dst, WIA + 6 * (c + 3) + r, l] += t
-                W[dst, WIA + 6 * (r + 3) + c + 3, l] += B22[k]
-
-
-@nb.njit
-def block_lane(W, i, X, l):
-    """The 3x3 block at W[i, X] (row-major 6x6) of lane l, as a 9-tuple."""
-    return (W[i, X, l], W[i, X + 1, l], W[i, X + 2, l], W[i, X + 6, l], W[i, X + 7, l], W[i, X + 8, l],
-            W[i, X + 12, l], W[i, X + 13, l], W[i, X + 14, l])
+                Y[(WIA + 6 * r + c + 3) * LANES + l] += t
+                Y[(WIA + 6 * (c + 3) + r) * LANES + l] += t
+                Y[(WIA + 6 * (r + 3) + c + 3) * LANES + l] += B22[k]
 
 
 @nb.njit
@@ -467,9 +508,32 @@ def articulated_lanes(W, i, n, nl):
 
 
 @nb.njit
-def aba_lanes(B, W, Qb, Vd, Tau, opts, Ab, nl):
-    """ABA (as :func:`.aba.aba_state`, no external wrenches) for the nl states of the block:
-    Ab (nv, lanes) <- the joint accelerations."""
+def articulated_one_lanes(W, i):
+    """:func:`articulated_lanes` for a joint of one dof (D^-1 a scalar), on the flat row: the 36
+    entries of I_a and the 6 of p_a in one lane loop."""
+    X = row(W, i)
+    for l in range(LANES):
+        d, u = X[WD * LANES + l], X[WUU * LANES + l]
+        U = (X[WU * LANES + l], X[(WU + 1) * LANES + l], X[(WU + 2) * LANES + l], X[(WU + 3) * LANES + l],
+             X[(WU + 4) * LANES + l], X[(WU + 5) * LANES + l])
+        C = (X[WC * LANES + l], X[(WC + 1) * LANES + l], X[(WC + 2) * LANES + l], X[(WC + 3) * LANES + l],
+             X[(WC + 4) * LANES + l], X[(WC + 5) * LANES + l])
+        du = d * u
+        for r in range(6):
+            w = U[r] * d
+            acc = 0.0
+            for c in range(6):
+                a = X[(WIA + 6 * r + c) * LANES + l] - w * U[c]
+                X[(WIA + 6 * r + c) * LANES + l] = a
+                acc += a * C[c]
+            X[(WF + r) * LANES + l] += acc + U[r] * du
+
+
+@nb.njit
+def aba_lanes(B, W, Qb, Vd, Tau, opts, Ab):
+    """ABA (as :func:`.aba.aba_state`, no external wrenches) on every lane of the block (W, Qb,
+    Vd, Tau LANES wide): Ab (nv, LANES) <- the joint accelerations."""
+    nl = LANES                  # every lane: load_block fills the lanes after the last state
     nb1 = B.shape[0]
     root_lanes(B, W, nl)
     zero = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -477,7 +541,7 @@ def aba_lanes(B, W, Qb, Vd, Tau, opts, Ab, nl):
         par = int(B[i, PARENT])
         rows, coefs = joint_map(B, i)
         transform_lanes(B, W, i, Qb, nl)
-        motion_to_child_lanes(W, i, par, WV, WV, Vd, rows, coefs, nl)
+        motion_to_child_lanes(W, i, par, WV, WV, Vd, rows, coefs)
         velocity_product_lanes(W, i, Vd, rows, coefs, WC, False, nl)
         inertia_matrix_lanes(B, W, i, nl)
         body_force_lanes(B, W, i, WF, False, nl)
@@ -505,14 +569,17 @@ def aba_lanes(B, W, Qb, Vd, Tau, opts, Ab, nl):
         par = int(B[i, PARENT])
         if par == 0:
             continue
-        articulated_lanes(W, i, n, nl)
-        inertia_to_parent_lanes(W, i, par, nl)
-        force_to_parent_lanes(W, i, WF, par, WF, nl)
+        if n == 1:
+            articulated_one_lanes(W, i)
+        else:
+            articulated_lanes(W, i, n, nl)
+        inertia_to_parent_lanes(W, i, par)
+        force_to_parent_lanes(W, i, WF, par, WF)
     for i in range(1, nb1):
         par = int(B[i, PARENT])
         t, k, n = int(B[i, JTYPE]), int(B[i, IV]), int(B[i, NVJ])
         hp = B[i, PITCH] if t == HELICAL else 0.0
-        motion_to_child_lanes(W, i, par, WA, WA, Vd, (k, k, k, k, k, k), zero, nl)
+        motion_to_child_lanes(W, i, par, WA, WA, Vd, (k, k, k, k, k, k), zero)
         for r in range(6):
             for l in range(nl):
                 W[i, WA + r, l] += W[i, WC + r, l]
@@ -731,24 +798,25 @@ def run_lanes(B, kind, Q, X1, X2, opts, out, lo, hi, L=LANES):
     LANES states; results to the rows of ``out`` as the per-state kernels write them. Returns the
     first state whose inputs or result are not valid, or -1."""
     nv = int(B[0, IV])
-    W = work(B, L)
+    L = min(L, LANES)
+    W = work(B, L if kind == CRBA else LANES)
     if kind == CRBA:
         R, _, where = crba_pairs(B)
         Mb = np.empty((R.shape[0] + 1, L))
         Mb[R.shape[0]] = 0.0
     else:
         where, Mb = np.empty(0, np.int64), np.empty((0, L))
-    Qb = np.empty((Q.shape[1], L))
-    X1b, X2b, Yb = np.empty((nv, L)), np.empty((nv, L)), np.empty((nv, L))
+    Qb = np.empty((Q.shape[1], LANES))
+    X1b, X2b, Yb = np.empty((nv, LANES)), np.empty((nv, LANES)), np.empty((nv, LANES))
     for s in range(lo, hi, L):
         nl = min(L, hi - s)
         bad = load_block(B, Q, X1, X2, 0 if kind == CRBA else 2, s, nl, Qb, X1b, X2b)
         if bad >= 0:
             return bad
         if kind == RNEA:
-            rnea_lanes(B, W, Qb, X1b, X2b, opts, Yb, nl)
+            rnea_lanes(B, W, Qb, X1b, X2b, opts, Yb)
         elif kind == ABA:
-            aba_lanes(B, W, Qb, X1b, X2b, opts, Yb, nl)
+            aba_lanes(B, W, Qb, X1b, X2b, opts, Yb)
         else:
             crba_lanes(B, W, Qb, Mb, where, out, s, nl)
         if kind == CRBA:          # a NaN or inf among the pairs makes the lane's sum NaN

@@ -385,31 +385,35 @@ def rigid_inertia_transform_add(B, i, X, RX, PX, dst, Y):
     transform (R, p) = (B[i, RX:RX+9], B[i, PX:PX+3]) of row i (e.g. R, P: to the parent).
 
     ``m' = m``, ``h' = R h + m p``, ``Ibar' = R Ibar R^T - ([p][Rh] + [Rh][p] + m [p]^2)`` with
-    ``[a][b] = b a^T - (a.b) 1``: the 6x6 ``A I A^T`` for a rigid-body inertia, in 10 numbers.
+    ``[a][b] = b a^T - (a.b) 1``: the 6x6 ``A I A^T`` for a rigid-body inertia, in 10 numbers
+    (Ibar symmetric: its six distinct entries are computed, then mirrored). The inputs are read
+    into locals before the results are added (a store into B would make them load again).
     """
     m = B[i, X]
-    hh = (B[i, X + 1], B[i, X + 2], B[i, X + 3])
-    g = (B[i, RX] * hh[0] + B[i, RX + 1] * hh[1] + B[i, RX + 2] * hh[2],
-         B[i, RX + 3] * hh[0] + B[i, RX + 4] * hh[1] + B[i, RX + 5] * hh[2],
-         B[i, RX + 6] * hh[0] + B[i, RX + 7] * hh[1] + B[i, RX + 8] * hh[2])
-    p = (B[i, PX], B[i, PX + 1], B[i, PX + 2])
-    B[dst, Y] += m
-    for r in range(3):
-        B[dst, Y + 1 + r] += g[r] + m * p[r]
-    gp = g[0] * p[0] + g[1] * p[1] + g[2] * p[2]
-    pp = p[0] * p[0] + p[1] * p[1] + p[2] * p[2]
-    for r in range(3):
-        # row r of R Ibar
-        e0, e1, e2 = B[i, RX + 3 * r], B[i, RX + 3 * r + 1], B[i, RX + 3 * r + 2]
-        t0 = e0 * B[i, X + 4] + e1 * B[i, X + 7] + e2 * B[i, X + 10]
-        t1 = e0 * B[i, X + 5] + e1 * B[i, X + 8] + e2 * B[i, X + 11]
-        t2 = e0 * B[i, X + 6] + e1 * B[i, X + 9] + e2 * B[i, X + 12]
-        for c in range(3):
-            val = t0 * B[i, RX + 3 * c] + t1 * B[i, RX + 3 * c + 1] + t2 * B[i, RX + 3 * c + 2]
-            val -= p[r] * g[c] + g[r] * p[c] + m * p[r] * p[c]
-            if r == c:
-                val += 2.0 * gp + m * pp
-            B[dst, Y + 4 + 3 * r + c] += val
+    h0, h1, h2 = B[i, X + 1], B[i, X + 2], B[i, X + 3]
+    i00, i01, i02 = B[i, X + 4], B[i, X + 5], B[i, X + 6]
+    i10, i11, i12 = B[i, X + 7], B[i, X + 8], B[i, X + 9]
+    i20, i21, i22 = B[i, X + 10], B[i, X + 11], B[i, X + 12]
+    e00, e01, e02 = B[i, RX], B[i, RX + 1], B[i, RX + 2]
+    e10, e11, e12 = B[i, RX + 3], B[i, RX + 4], B[i, RX + 5]
+    e20, e21, e22 = B[i, RX + 6], B[i, RX + 7], B[i, RX + 8]
+    p0, p1, p2 = B[i, PX], B[i, PX + 1], B[i, PX + 2]
+    g0, g1, g2 = e00 * h0 + e01 * h1 + e02 * h2, e10 * h0 + e11 * h1 + e12 * h2, e20 * h0 + e21 * h1 + e22 * h2
+    d = 2.0 * (g0 * p0 + g1 * p1 + g2 * p2) + m * (p0 * p0 + p1 * p1 + p2 * p2)
+    # T = R Ibar, row by row; Ibar' = T R^T - (p g^T + g p^T + m p p^T) + d 1
+    t00, t01, t02 = e00 * i00 + e01 * i10 + e02 * i20, e00 * i01 + e01 * i11 + e02 * i21, e00 * i02 + e01 * i12 + e02 * i22
+    t10, t11, t12 = e10 * i00 + e11 * i10 + e12 * i20, e10 * i01 + e11 * i11 + e12 * i21, e10 * i02 + e11 * i12 + e12 * i22
+    t20, t21, t22 = e20 * i00 + e21 * i10 + e22 * i20, e20 * i01 + e21 * i11 + e22 * i21, e20 * i02 + e21 * i12 + e22 * i22
+    m0, m1, m2 = m * p0, m * p1, m * p2
+    c00 = t00 * e00 + t01 * e01 + t02 * e02 - (2.0 * p0 * g0 + m0 * p0) + d
+    c11 = t10 * e10 + t11 * e11 + t12 * e12 - (2.0 * p1 * g1 + m1 * p1) + d
+    c22 = t20 * e20 + t21 * e21 + t22 * e22 - (2.0 * p2 * g2 + m2 * p2) + d
+    c01 = t00 * e10 + t01 * e11 + t02 * e12 - (p0 * g1 + g0 * p1 + m0 * p1)
+    c02 = t00 * e20 + t01 * e21 + t02 * e22 - (p0 * g2 + g0 * p2 + m0 * p2)
+    c12 = t10 * e20 + t11 * e21 + t12 * e22 - (p1 * g2 + g1 * p2 + m1 * p2)
+    x = (m, g0 + m0, g1 + m1, g2 + m2, c00, c01, c02, c01, c11, c12, c02, c12, c22)
+    for k in range(13):
+        B[dst, Y + k] += x[k]
 
 
 @nb.njit
