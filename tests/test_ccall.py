@@ -321,3 +321,47 @@ def test_derivatives_into_the_same_out_twice(pair):
         assert type(e).__name__ == "AbaDerivatives"
         for got, want in zip(e, slow.aba_derivatives(q, v, a)):
             np.testing.assert_array_equal(got, want)
+
+
+def test_public_functions_take_the_c_path_per_model(pair):
+    """artidyn.rnea / aba / crba with one state: a C call object per model and kernel on
+    model._cache (numba's numbers bit for bit, friction on and off); other inputs still reach the
+    batch path or the reference code; a pickled or copied model leaves the objects behind."""
+    import copy
+    import pickle
+
+    from artidyn._ccall import Kernel, call
+    model, fast, slow = pair
+    m = model.replace()                                   # a fresh cache
+    q, v, a = ad.random_configuration(m, rng=6), np.linspace(-1, 1, 6), np.full(6, 0.5)
+    np.testing.assert_array_equal(ad.rnea(m, q, v, a), slow.rnea(q, v, a))
+    np.testing.assert_array_equal(ad.aba(m, q, v, a), slow.aba(q, v, a))
+    np.testing.assert_array_equal(ad.crba(m, q), slow.crba(q))
+    dry = ad.Dynamics(m, friction=False)
+    np.testing.assert_array_equal(ad.rnea(m, q, v, a, friction=False), dry.rnea(q, v, a))
+    np.testing.assert_array_equal(ad.gravity_torque(m, q), dry.rnea(q, np.zeros(6), np.zeros(6)))
+    for got, want in zip(ad.rnea_derivatives(m, q, v, a), slow.rnea_derivatives(q, v, a)):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(ad.aba_derivatives(m, q, v, a), slow.aba_derivatives(q, v, a)):
+        np.testing.assert_array_equal(got, want)
+    kinds = {k: type(x) for k, x in m._cache.items() if k.startswith("kernels.c.") and k != "kernels.c.derivatives"}
+    assert set(kinds) == {"kernels.c.rnea.1", "kernels.c.rnea.0", "kernels.c.aba.1", "kernels.c.crba.0"}
+    assert set(kinds.values()) == {Kernel} and m._cache["kernels.c.derivatives"][0] is call
+    Q = np.stack([q, q])
+    np.testing.assert_allclose(ad.rnea(m, Q, v, a), np.stack([slow.rnea(q, v, a)] * 2), atol=1e-12)
+    np.testing.assert_allclose(ad.rnea(m, list(q), v, a), slow.rnea(q, v, a), atol=1e-12)
+    with pytest.raises(ad.InputError, match="NaN"):
+        ad.aba(m, q, np.full(6, np.nan), a)
+    for twin in (pickle.loads(pickle.dumps(m)), copy.deepcopy(m)):
+        assert twin._cache == {}
+        np.testing.assert_array_equal(ad.crba(twin, q), slow.crba(q))
+    mp = pytest.MonkeyPatch()
+    mp.setenv("ARTIDYN_NO_CCALL", "1")
+    try:
+        plain = model.replace()
+        np.testing.assert_array_equal(ad.rnea(plain, q, v, a), slow.rnea(q, v, a))
+        assert plain._cache["kernels.c.rnea.1"] is False  # numba's dispatcher for this model
+        ad.aba_derivatives(plain, q, v, a)
+        assert plain._cache["kernels.c.derivatives"] is False
+    finally:
+        mp.undo()

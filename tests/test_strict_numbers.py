@@ -69,10 +69,12 @@ def test_dh_fields_have_their_types(extra, match):
     assert not m.actuated[0] and np.isclose(m.velocity_limit[0], 1.0)
 
 
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
 def test_a_joint_that_moves_no_inertia_is_named():
-    """A point mass on a revolute axis (no rotational inertia): aba (single, batch, reference),
-    simulate, rollout and constrained_dynamics raise a ModelError naming the joint, never a
-    ZeroDivisionError, a SystemError out of a kernel, a LinAlgError or inf."""
+    """A point mass on a revolute axis (no rotational inertia): aba (single, batch, reference,
+    the bound evaluator, the derivatives), simulate, rollout and constrained_dynamics raise a
+    ModelError naming the joint, never a ZeroDivisionError, a SystemError out of a kernel, a
+    LinAlgError or inf; and the C entry points leave no 'Exception ignored' behind."""
     from artidyn.kernels.dispatch import reference_only
     b = ad.ModelBuilder("pm")
     b.add_body("l1", "world", "revolute", axis=(0, 0, 1), mass=1.0, com=(0, 0, 0.5), inertia=np.zeros((3, 3)))
@@ -83,7 +85,8 @@ def test_a_joint_that_moves_no_inertia_is_named():
              lambda: ad.aba(m, np.zeros((4, 2)), np.zeros((4, 2)), np.ones((4, 2))),
              lambda: ad.simulate(m, np.zeros(2), np.zeros(2), t_final=0.01),
              lambda: ad.rollout(m, np.zeros((3, 2)), np.zeros((3, 2)), t_final=0.01, dt=1e-3),
-             lambda: ad.constrained_dynamics(m, np.zeros(2), np.zeros(2), np.ones(2), [], method="kkt")]
+             lambda: ad.constrained_dynamics(m, np.zeros(2), np.zeros(2), np.ones(2), [], method="kkt"),
+             lambda: ad.Dynamics(m).aba(np.zeros(2), np.zeros(2), np.ones(2))]
     for call in calls:
         with pytest.raises(ModelError, match="'l1_joint' move"):
             call()

@@ -118,8 +118,8 @@ class Dynamics:
         try:
             if self._aba(self._B, q, v, tau, self._nof, self._opts, qdd):
                 return qdd
-        except TypeError:
-            pass
+        except (TypeError, ZeroDivisionError, SystemError, FloatingPointError):
+            pass                          # a singular articulated inertia: the public function names the joint
         from .aba import aba
         return self._copy(aba(self.model, q, v, tau, friction=self.friction), out)
 

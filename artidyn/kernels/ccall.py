@@ -5,8 +5,9 @@ runs, more than pinocchio's bindings. These ``cfunc`` wrappers take raw pointers
 so that the small C extension ``artidyn._ccall`` can check the arrays itself through the buffer
 protocol (float64, C-contiguous, a writable output) and call them directly. Each returns 1 when
 the kernel accepted the inputs and its result is finite, 0 otherwise (the caller then takes the
-checked path, which reports the error). No external wrenches here (the public functions take
-them). Compiled on first use, cached on disk.
+checked path, which reports the error); an exception of a kernel (a division by a zero pivot)
+is caught here and returns 0 as well, since a C caller could not take it. No external wrenches
+here (the public functions take them). Compiled on first use, cached on disk.
 """
 import numba as nb
 from numba import types as T
@@ -31,8 +32,11 @@ def rnea_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
     if opts & OUT_MATRIX:
         return 0
     B = nb.carray(Bp, (rows, cols))
-    ok = rnea_single(B, nb.carray(x1, n1), nb.carray(x2, n2), nb.carray(x3, n3), nb.carray(Bp, (0, 6)),
-                     opts & ~HAS_FEXT, nb.carray(out, n_out))
+    try:
+        ok = rnea_single(B, nb.carray(x1, n1), nb.carray(x2, n2), nb.carray(x3, n3), nb.carray(Bp, (0, 6)),
+                         opts & ~HAS_FEXT, nb.carray(out, n_out))
+    except Exception:           # noqa: BLE001 (a C caller cannot take it: the checked path reports it)
+        return 0
     return 1 if ok else 0
 
 
@@ -42,8 +46,11 @@ def aba_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
     if opts & OUT_MATRIX:
         return 0
     B = nb.carray(Bp, (rows, cols))
-    ok = aba_single(B, nb.carray(x1, n1), nb.carray(x2, n2), nb.carray(x3, n3), nb.carray(Bp, (0, 6)),
-                    opts & ~HAS_FEXT, nb.carray(out, n_out))
+    try:                        # a singular articulated inertia divides by zero
+        ok = aba_single(B, nb.carray(x1, n1), nb.carray(x2, n2), nb.carray(x3, n3), nb.carray(Bp, (0, 6)),
+                        opts & ~HAS_FEXT, nb.carray(out, n_out))
+    except Exception:           # noqa: BLE001
+        return 0
     return 1 if ok else 0
 
 
@@ -56,7 +63,10 @@ def crba_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
     nv = int(B[0, IV])
     if n_out != nv * nv:
         return 0
-    ok = crba_single(B, nb.carray(x1, n1), nb.carray(out, (nv, nv)))
+    try:
+        ok = crba_single(B, nb.carray(x1, n1), nb.carray(out, (nv, nv)))
+    except Exception:           # noqa: BLE001
+        return 0
     return 1 if ok else 0
 
 
@@ -68,8 +78,11 @@ def _derivatives(kind, Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts)
     nv = int(B[0, IV])
     if n_out != 3 * nv * nv:
         return 0
-    code = derivatives_single(B, kind, nb.carray(x1, n1), nb.carray(x2, n2), nb.carray(x3, n3),
-                              nb.carray(Bp, (0, 6)), opts & ~(HAS_FEXT | OUT_TRIPLE), nb.carray(out, (3, nv, nv)))
+    try:
+        code = derivatives_single(B, kind, nb.carray(x1, n1), nb.carray(x2, n2), nb.carray(x3, n3),
+                                  nb.carray(Bp, (0, 6)), opts & ~(HAS_FEXT | OUT_TRIPLE), nb.carray(out, (3, nv, nv)))
+    except Exception:           # noqa: BLE001
+        return 0
     return 1 if code == OK else 0
 
 

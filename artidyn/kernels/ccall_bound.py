@@ -54,8 +54,11 @@ def constrained_c(ctx, n_ctx, x1, x2, x3, n1, n2, n3, out, n_out):
     ints = nb.carray(_i8(c[10]), c[11])
     ab = nb.carray(_f8(c[14]), 2)
     fext = nb.carray(_f8(c[15]), (1, 6))
-    code = constrained_into(B, K, TF, nb.carray(x1, n1), nb.carray(x2, n2), nb.carray(x3, n3), fext, c[13], ab[0],
-                            ab[1], buf, ints, c[12], nb.carray(out, n_out))
+    try:                        # an exception (a zero pivot) cannot reach the C caller: the checked path reports it
+        code = constrained_into(B, K, TF, nb.carray(x1, n1), nb.carray(x2, n2), nb.carray(x3, n3), fext, c[13],
+                                ab[0], ab[1], buf, ints, c[12], nb.carray(out, n_out))
+    except Exception:           # noqa: BLE001
+        return 0
     return 1 if code == OK else 0
 
 
