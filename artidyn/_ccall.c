@@ -17,13 +17,14 @@
  * constraints and scratch): ctx is a read-only 1-D int64 array of their addresses and sizes,
  * made by that caller from arrays it holds for its own lifetime; x1..x3 as above, out 1-D.
  *
- * Kernel(address, B, opts, nin, shape, fallback[, doc])
+ * Kernel(address, B, opts, nin, shape, fallback[, doc[, result]])
  *
  * A kernel bound to the table B, called like the Python method it stands for: f(q, v, a) or
  * f(q, v, a, out) / f(..., out=out) (nin = 3), or f(q[, out]) (nin = 1). Without out, a new
  * float64 array of the given shape (numpy's C API). What the C side declines (the checks of call,
  * or another call shape) goes to fallback(*args, **kwargs) with the same arguments. It holds B's
- * buffer for its lifetime. The bound evaluator's rnea / aba / crba and the public functions'
+ * buffer for its lifetime. With result (a tuple subclass, e.g. a named tuple) and a 3-D shape, it
+ * returns result(out[0], out[1], ...), views of out. The bound evaluator's rnea / aba / crba and the public functions'
  * one-state path (a call object per model, kept on model._cache) are such objects.
  */
 #define PY_SSIZE_T_CLEAN
@@ -59,8 +60,35 @@ static int is_format(const Py_buffer *v, const char *codes)
 
 static int is_double(const Py_buffer *v) { return is_format(v, "d"); }
 
-/* a 1-D (or, for out and B, any-D) C-contiguous float64 buffer; 0 and no exception otherwise */
+static int get_buffer(PyObject *o, Py_buffer *v, int writable, int one_d);
+
+/* a 1-D (or, for out and B, any-D) C-contiguous float64 buffer; 0 and no exception otherwise.
+ * A numpy array is read through numpy's C API (its buffer export costs ~0.05 us a call): v then
+ * borrows the array's data with v->obj NULL, so PyBuffer_Release does nothing; the caller holds
+ * the array for the call and runs no Python code meanwhile. Anything else goes through the
+ * buffer protocol. */
 static int get(PyObject *o, Py_buffer *v, int writable, int one_d)
+{
+    if (PyArray_Check(o)) {
+        PyArrayObject *a = (PyArrayObject *)o;
+        int need = NPY_ARRAY_C_CONTIGUOUS | (writable ? NPY_ARRAY_WRITEABLE : 0);   /* as the buffer protocol: any alignment */
+        if (PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_ISNOTSWAPPED(a) || !PyArray_CHKFLAGS(a, need)
+            || (one_d && PyArray_NDIM(a) != 1))
+            return 0;
+        v->obj = NULL;
+        v->buf = PyArray_DATA(a);
+        v->ndim = PyArray_NDIM(a);
+        v->shape = (Py_ssize_t *)PyArray_DIMS(a);
+        v->len = (Py_ssize_t)PyArray_SIZE(a) * 8;
+        v->itemsize = 8;
+        return 1;
+    }
+    return get_buffer(o, v, writable, one_d);
+}
+
+/* the same through the buffer protocol (also for the table a Kernel holds: the export keeps the
+ * array from being resized) */
+static int get_buffer(PyObject *o, Py_buffer *v, int writable, int one_d)
 {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(o, v, flags) != 0) {
@@ -214,11 +242,50 @@ typedef struct {
     Py_buffer b;
     long long opts;
     Py_ssize_t nin;           /* the state vectors the method takes: 1 (q) or 3 (q, v, a) */
-    int ndim;                 /* the result's shape, for a new result: (n,) or (n, n) */
-    npy_intp dims[2];
+    int ndim;                 /* the result's shape, for a new result: (n,), (n, n) or (3, n, n) */
+    npy_intp dims[3];
     PyObject *fallback;       /* the checked Python method, same signature */
     PyObject *doc;
+    PyTypeObject *result;     /* NULL, or a tuple subclass: the result is result(out[0], out[1], ...) */
 } KernelObject;
+
+/* result(whole[0], whole[1], ...) of k's tuple subclass, the items views of whole (a new reference
+ * to it is stolen); NULL with an exception on failure */
+static PyObject *split(KernelObject *k, PyObject *whole)
+{
+    Py_ssize_t i, n = k->dims[0];
+    PyObject *r = k->result->tp_alloc(k->result, n);      /* as tuple.__new__ does for a subclass */
+    if (r == NULL)
+        goto fail;
+    for (i = 0; i < n; i++) {
+        PyObject *item;
+        if (PyArray_Check(whole) && PyArray_NDIM((PyArrayObject *)whole) == 3) {
+            PyArrayObject *a = (PyArrayObject *)whole;
+            npy_intp *d = PyArray_DIMS(a);
+            item = PyArray_NewFromDescr(&PyArray_Type, PyArray_DescrFromType(NPY_DOUBLE), 2, d + 1, NULL,
+                                        PyArray_BYTES(a) + i * d[1] * d[2] * 8,
+                                        PyArray_FLAGS(a) & (NPY_ARRAY_CARRAY | NPY_ARRAY_WRITEABLE), NULL);
+            if (item != NULL) {
+                Py_INCREF(whole);
+                if (PyArray_SetBaseObject((PyArrayObject *)item, whole) < 0) {    /* steals whole */
+                    Py_DECREF(item);
+                    item = NULL;
+                }
+            }
+        }
+        else
+            item = PySequence_GetItem(whole, i);
+        if (item == NULL)
+            goto fail;
+        PyTuple_SET_ITEM(r, i, item);
+    }
+    Py_DECREF(whole);
+    return r;
+fail:
+    Py_XDECREF(r);
+    Py_DECREF(whole);
+    return NULL;
+}
 
 static PyObject *kernel_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -236,6 +303,8 @@ static PyObject *kernel_vectorcall(PyObject *callable, PyObject *const *args, si
         goto fallback;
     for (i = 0; i < k->nin; i++)
         xs[i] = args[i];
+    if (k->result != NULL && out != Py_None && !PyArray_Check(out))
+        goto fallback;                                           /* the views are numpy arrays */
     if (out == Py_None) {
         made = PyArray_SimpleNew(k->ndim, k->dims, NPY_DOUBLE);   /* ~0.15 us less than np.empty */
         if (made == NULL)
@@ -246,7 +315,7 @@ static PyObject *kernel_vectorcall(PyObject *callable, PyObject *const *args, si
     if (ok) {
         if (made == NULL)
             Py_INCREF(out);
-        return out;
+        return k->result == NULL ? out : split(k, out);
     }
     Py_XDECREF(made);
 fallback:
@@ -255,17 +324,17 @@ fallback:
 
 static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *addr_obj, *table, *shape, *fallback, *doc = Py_None;
+    PyObject *addr_obj, *table, *shape, *fallback, *doc = Py_None, *result = Py_None;
     long long opts;
     Py_ssize_t nin, i, ndim;
-    npy_intp dims[2] = {0, 0};
+    npy_intp dims[3] = {0, 0, 0};
     KernelObject *k;
     void *addr;
     if (kwds != NULL && PyDict_GET_SIZE(kwds) != 0) {
-        PyErr_SetString(PyExc_TypeError, "Kernel(address, B, opts, nin, shape, fallback[, doc]): no keywords");
+        PyErr_SetString(PyExc_TypeError, "Kernel(address, B, opts, nin, shape, fallback[, doc[, result]]): no keywords");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OOLnOO|O:Kernel", &addr_obj, &table, &opts, &nin, &shape, &fallback, &doc))
+    if (!PyArg_ParseTuple(args, "OOLnOO|OO:Kernel", &addr_obj, &table, &opts, &nin, &shape, &fallback, &doc, &result))
         return NULL;
     if ((addr = address(addr_obj, "Kernel")) == NULL)
         return NULL;
@@ -274,13 +343,18 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     ndim = PyTuple_Check(shape) ? PyTuple_GET_SIZE(shape) : 0;
-    for (i = 0; i < ndim && i < 2; i++) {
+    for (i = 0; i < ndim && i < 3; i++) {
         dims[i] = (npy_intp)PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
         if (dims[i] == -1 && PyErr_Occurred())
             return NULL;
     }
-    if (ndim < 1 || ndim > 2 || dims[0] <= 0 || (ndim == 2 && dims[1] <= 0)) {
-        PyErr_SetString(PyExc_ValueError, "Kernel: shape must be a tuple of one or two positive ints");
+    if (ndim < 1 || ndim > 3 || dims[0] <= 0 || (ndim >= 2 && dims[1] <= 0) || (ndim == 3 && dims[2] <= 0)) {
+        PyErr_SetString(PyExc_ValueError, "Kernel: shape must be a tuple of one to three positive ints");
+        return NULL;
+    }
+    if (result != Py_None && (ndim != 3 || !PyType_Check(result)
+                              || !PyType_IsSubtype((PyTypeObject *)result, &PyTuple_Type))) {
+        PyErr_SetString(PyExc_TypeError, "Kernel: result must be None or a tuple subclass, with a 3-D shape");
         return NULL;
     }
     if (!PyCallable_Check(fallback)) {
@@ -290,7 +364,7 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     k = (KernelObject *)type->tp_alloc(type, 0);
     if (k == NULL)
         return NULL;
-    if (!get(table, &k->b, 1, 0) || k->b.ndim != 2) {
+    if (!get_buffer(table, &k->b, 1, 0) || k->b.ndim != 2) {
         if (k->b.obj != NULL)
             PyBuffer_Release(&k->b);
         k->b.obj = NULL;
@@ -307,6 +381,11 @@ static PyObject *kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     k->ndim = (int)ndim;
     k->dims[0] = dims[0];
     k->dims[1] = dims[1];
+    k->dims[2] = dims[2];
+    if (result != Py_None) {
+        Py_INCREF(result);
+        k->result = (PyTypeObject *)result;
+    }
     Py_INCREF(fallback);
     k->fallback = fallback;
     Py_INCREF(doc);
@@ -318,6 +397,7 @@ static int kernel_traverse(KernelObject *k, visitproc visit, void *arg)
 {
     Py_VISIT(k->fallback);
     Py_VISIT(k->doc);
+    Py_VISIT(k->result);
     return 0;
 }
 
@@ -325,6 +405,7 @@ static int kernel_clear(KernelObject *k)
 {
     Py_CLEAR(k->fallback);
     Py_CLEAR(k->doc);
+    Py_CLEAR(k->result);
     return 0;
 }
 

@@ -65,13 +65,21 @@ def test_inputs_the_c_path_refuses(pair):
     ref, Mref = ad.rnea(model, q, v, a), ad.crba(model, q)
     big_endian = q.astype(">f8")
     assert not big_endian.dtype.isnative
-    for label, args in [("list", (list(q), v, a)), ("int64 v", (q, np.array([1, 0, 0, 0, 0, 0]), a)),
+    # unaligned, then big-endian: numba 0.68's dispatcher, once it has seen an unaligned array, takes
+    # a big-endian one as native (wrong numbers); the C call takes the first and declines the second
+    unaligned = np.frombuffer(bytearray(49), dtype=float, offset=1, count=6)
+    unaligned[:] = q
+    assert not unaligned.flags.aligned
+    frozen = q.copy()
+    frozen.flags.writeable = False                                              # taken: inputs are only read
+    for label, args in [("unaligned q", (unaligned, v, a)), ("read-only q", (frozen, v, a)),
+                        ("list", (list(q), v, a)), ("int64 v", (q, np.array([1, 0, 0, 0, 0, 0]), a)),
                         ("strided q", (np.repeat(q, 2)[::2], v, a)), ("big-endian q", (big_endian, v, a)),
                         ("array.array", (array.array("d", q), v, a)), ("float32 a", (q, v, a.astype(np.float32)))]:
         got = fast.rnea(*args)
         want = ad.rnea(model, *(np.asarray(x, dtype=float) for x in args))
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=label)
-        if label in ("list", "strided q", "big-endian q", "array.array"):
+        if label in ("list", "strided q", "big-endian q", "array.array", "unaligned q", "read-only q"):
             np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12, err_msg=label)
     np.testing.assert_allclose(fast.rnea(q[None], v, a), ref[None], rtol=0, atol=1e-12)   # a batch of one
     with pytest.raises(ad.InputError, match="NaN"):
@@ -293,9 +301,12 @@ def test_the_bound_methods_are_c_objects_with_checked_fallbacks(pair):
     from artidyn.kernels.ccall import ADDRESSES
     with pytest.raises(ValueError, match="nin"):
         Kernel(ADDRESSES["rnea"], fast._B, 0, 2, (6,), print)
-    for shape in [None, (), (0,), (6, -1), (2, 3, 4), 6]:
+    for shape in [None, (), (0,), (6, -1), (3, 6, 0), (2, 3, 4, 5), 6]:
         with pytest.raises(ValueError, match="shape"):
             Kernel(ADDRESSES["rnea"], fast._B, 0, 3, shape, print)
+    for result, shape in [(list, (3, 6, 6)), (tuple, (6,)), (3, (3, 6, 6))]:
+        with pytest.raises(TypeError, match="result"):
+            Kernel(ADDRESSES["rnea"], fast._B, 0, 3, shape, print, None, result)
     with pytest.raises(TypeError, match="callable"):
         Kernel(ADDRESSES["rnea"], fast._B, 0, 3, (6,), None)
     with pytest.raises(TypeError, match="B must be"):
@@ -344,9 +355,18 @@ def test_public_functions_take_the_c_path_per_model(pair):
         np.testing.assert_array_equal(got, want)
     for got, want in zip(ad.aba_derivatives(m, q, v, a), slow.aba_derivatives(q, v, a)):
         np.testing.assert_array_equal(got, want)
-    kinds = {k: type(x) for k, x in m._cache.items() if k.startswith("kernels.c.") and k != "kernels.c.derivatives"}
-    assert set(kinds) == {"kernels.c.rnea.1", "kernels.c.rnea.0", "kernels.c.aba.1", "kernels.c.crba.0"}
-    assert set(kinds.values()) == {Kernel} and m._cache["kernels.c.derivatives"][0] is call
+    kinds = {k: type(x) for k, x in m._cache.items() if k.startswith("kernels.c.")}
+    assert set(kinds) == {"kernels.c.rnea.1", "kernels.c.rnea.0", "kernels.c.aba.1", "kernels.c.crba.0",
+                          "kernels.c.derivatives.0.1", "kernels.c.derivatives.1.1"}
+    assert set(kinds.values()) == {Kernel}
+    d = ad.aba_derivatives(m, q, v, a)       # the named tuple made in C: views of one (3, nv, nv) array
+    assert type(d) is ad.dynamics.derivatives.AbaDerivatives and d.Minv.base is d.da_dq.base
+    assert d.da_dq.base.shape == (3, 6, 6) and d.Minv.flags.writeable and d.Minv.flags.c_contiguous
+    k, D = m._cache["kernels.c.derivatives.1.1"], np.empty((3, 6, 6))
+    e = k(q, v, a, out=D)                     # views of a given out
+    assert type(e) is type(d) and e.Minv.base is D
+    np.testing.assert_array_equal(D, np.stack(d))
+    assert k(q, v, a, out=bytearray(8 * 108)) is None and k(q, v, a, np.empty((3, 36))) is None   # declined
     Q = np.stack([q, q])
     np.testing.assert_allclose(ad.rnea(m, Q, v, a), np.stack([slow.rnea(q, v, a)] * 2), atol=1e-12)
     np.testing.assert_allclose(ad.rnea(m, list(q), v, a), slow.rnea(q, v, a), atol=1e-12)
@@ -362,6 +382,6 @@ def test_public_functions_take_the_c_path_per_model(pair):
         np.testing.assert_array_equal(ad.rnea(plain, q, v, a), slow.rnea(q, v, a))
         assert plain._cache["kernels.c.rnea.1"] is False  # numba's dispatcher for this model
         ad.aba_derivatives(plain, q, v, a)
-        assert plain._cache["kernels.c.derivatives"] is False
+        assert plain._cache["kernels.c.derivatives.1.1"] is False
     finally:
         mp.undo()

@@ -7,6 +7,7 @@ import pytest
 
 import artidyn as ad
 from artidyn.dynamics import _derivatives_kernels as route
+from artidyn.dynamics.derivatives import AbaDerivatives, RneaDerivatives
 from artidyn.errors import InputError
 from artidyn.kernels import reference_only
 
@@ -50,7 +51,8 @@ def state(model, rng, N=None):
 
 def compiled(model, kind, q, x1, x2, f_ext=None, friction=True):
     """The kernel route itself (asserting that it did not hand over to the reference)."""
-    out = route.derivatives(model, kind, q, x1, x2, f_ext, friction)
+    out = route.derivatives(model, kind, q, x1, x2, f_ext, friction, (RneaDerivatives, AbaDerivatives)[kind])
+    assert type(out) is (RneaDerivatives, AbaDerivatives)[kind]
     assert out is not None, "the kernels refused valid inputs"
     return out
 
@@ -115,12 +117,12 @@ def test_refusals_go_to_the_reference(zoo):
     m = dict(zoo)["floating_tree_6"]
     q, z = ad.neutral(m), np.zeros(m.nv)
     nan = np.full(m.nv, np.nan)
-    assert route.derivatives(m, route.RNEA_D, q, z, nan, None, True) is None
+    assert route.derivatives(m, route.RNEA_D, q, z, nan, None, True, RneaDerivatives) is None
     with pytest.raises(InputError):
         ad.rnea_derivatives(m, q, z, nan)
     bad = q.copy()
     bad[3:7] = [0, 0, 0, 2.0]
-    assert route.derivatives(m, route.ABA_D, bad, z, z, None, True) is None
+    assert route.derivatives(m, route.ABA_D, bad, z, z, None, True, AbaDerivatives) is None
     with pytest.raises(InputError, match="unit quaternion"):
         ad.aba_derivatives(m, bad, z, z)
     # complex inputs (complex step) run the reference code
@@ -138,7 +140,7 @@ def test_singular_mass_matrix_is_refused(rng):
     b.add_body("b", "a", "revolute", axis=(0, 1, 0), xyz=(0.3, 0, 0), mass=1.0, inertia=np.zeros((3, 3)))
     m = b.build()
     q, v, x = state(m, rng)
-    assert route.derivatives(m, route.ABA_D, q, v, x, None, True) is None
+    assert route.derivatives(m, route.ABA_D, q, v, x, None, True, AbaDerivatives) is None
     got = compiled(m, route.RNEA_D, q, v, x)
     for g, w in zip(got, reference(ad.rnea_derivatives, m, q, v, x)):
         close(g, w)

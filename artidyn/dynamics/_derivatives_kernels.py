@@ -75,33 +75,42 @@ def _batch(model, kind, B, q, x1, x2, f_ext, opts):
     return (out[0, 0], out[1, 0], out[2, 0]) if single else (out[0], out[1], out[2])
 
 
-_C_KEY = "kernels.c.derivatives"
+_C_KEYS = {(kind, opts): f"kernels.c.derivatives.{kind}.{opts}" for kind in (RNEA_D, ABA_D) for opts in (0, FRICTION)}
+# the keys of the C objects by friction (False, True), for the public functions' first look
+C_RNEA_D = (_C_KEYS[RNEA_D, 0], _C_KEYS[RNEA_D, FRICTION])
+C_ABA_D = (_C_KEYS[ABA_D, 0], _C_KEYS[ABA_D, FRICTION])
+ON = _dispatch._ON                 # [kernels on]
 
 
-def _c_call():
-    """(artidyn._ccall.call, address of RNEA_D, of ABA_D), or False without the C path."""
+def _c_single(model, kind, opts, B, result):
+    """The C object (``artidyn._ccall.Kernel``) running derivative kernel ``kind`` on the model's
+    table for one state of 1-D float64 arrays, returning ``result(d/dq, d/dv, M or M^-1)``,
+    views of one new (3, nv, nv) array (None when the C side declines: the caller goes on with
+    numba's path). Made on first use and kept on ``model._cache``; False without the C path."""
     c = _dispatch.c_path()
     if c is None:
-        return False
-    return c[0].call, c[1]["rnea_derivatives"], c[1]["aba_derivatives"]     # indexed by 1 + kind
+        k = False
+    else:
+        name = ("rnea_derivatives", "aba_derivatives")[kind]
+        k = c[0].Kernel(c[1][name], B, opts, 3, (3, model.nv, model.nv), _dispatch._declined, None, result)
+    model._cache[_C_KEYS[kind, opts]] = k
+    return k
 
 
-def derivatives(model, kind, q, x1, x2, f_ext, friction):
-    """(d/dq, d/dv, M or M^-1) through the kernels, or None."""
+def derivatives(model, kind, q, x1, x2, f_ext, friction, result):
+    """``result(d/dq, d/dv, M or M^-1)`` through the kernels (``result`` the named tuple), or None."""
     if not _dispatch._ON[0]:
         return None
     B = model._cache.get(KEY)
     if B is None:
         B = packed(model)
     opts = FRICTION if friction else 0
-    if f_ext is None:           # one state of float64 arrays: the C call (artidyn._ccall), ~0.5 us less
-        c = model._cache.get(_C_KEY)
+    if f_ext is None:           # one state of float64 arrays: the C call, ~1 us less than numba's
+        c = model._cache.get(_C_KEYS[kind, opts])
         if c is None:
-            c = model._cache[_C_KEY] = _c_call()
-        if c:
-            out = np.empty((3, model.nv, model.nv))
-            if c[0](c[kind + 1], B, opts, q, x1, x2, out):
-                return out[0], out[1], out[2]
+            c = _c_single(model, kind, opts, B, result)
+        if c and (r := c(q, x1, x2)) is not None:
+            return r
     try:
         if q.ndim == 1 and x1.ndim == 1 and x2.ndim == 1 and (f_ext is None or f_ext.ndim == 2):
             nv = model.nv
@@ -111,7 +120,8 @@ def derivatives(model, kind, q, x1, x2, f_ext, friction):
                 code = single(B, kind, q, x1, x2, _dispatch._NO_F, opts, out)
             else:
                 code = single(B, kind, q, x1, x2, f_ext, opts | HAS_FEXT, out)
-            return (out[0], out[1], out[2]) if code == 0 else None
+            return result(out[0], out[1], out[2]) if code == 0 else None
     except (AttributeError, TypeError):
         pass
-    return _batch(model, kind, B, q, x1, x2, f_ext, opts)
+    out = _batch(model, kind, B, q, x1, x2, f_ext, opts)
+    return None if out is None else result._make(out)

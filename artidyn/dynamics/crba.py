@@ -77,6 +77,12 @@ def crba(model: Model, q: ArrayLike) -> Array:
     -------
     M : (nv, nv) or (N, nv, nv), such that the kinetic energy is ``v @ M @ v / 2``.
     """
+    try:            # one state of float64 arrays: the model's C call object (made by _kernels.crba)
+        c = model._cache.get(_kernels.C_CRBA) if _kernels._ON[0] else None
+    except AttributeError:
+        c = None
+    if c and (M := c(q)) is not None:
+        return M
     M = _kernels.crba(model, q)  # compiled; None: reference code below
     if M is not None:
         return M

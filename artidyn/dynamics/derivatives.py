@@ -222,9 +222,15 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_e
     -------
     RneaDerivatives(dtau_dq, dtau_dv, M), each (nv, nv) or (N, nv, nv).
     """
-    out = _kernels.derivatives(model, _kernels.RNEA_D, q, v, a, f_ext, friction)  # None: reference below
+    try:            # one state of float64 arrays: the model's C call object (made by _kernels.derivatives)
+        c = model._cache.get(_kernels.C_RNEA_D[1 if friction else 0]) if f_ext is None and _kernels.ON[0] else None
+    except AttributeError:
+        c = None
+    if c and (out := c(q, v, a)) is not None:
+        return out
+    out = _kernels.derivatives(model, _kernels.RNEA_D, q, v, a, f_ext, friction, RneaDerivatives)  # None: reference
     if out is not None:
-        return RneaDerivatives._make(out)
+        return out
     Q, (V, A), single = _common.batch_inputs(model, q, v=v, a=a)
     F = _common.external_forces(model, f_ext, Q.shape[0])
     return RneaDerivatives(*(unbatch(x, single) for x in _rnea_derivatives(model, Q, V, A, F, friction)))
@@ -266,9 +272,15 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_
     -------
     AbaDerivatives(da_dq, da_dv, Minv), each (nv, nv) or (N, nv, nv).
     """
-    out = _kernels.derivatives(model, _kernels.ABA_D, q, v, tau, f_ext, friction)  # None: reference below
+    try:            # one state of float64 arrays: the model's C call object (made by _kernels.derivatives)
+        c = model._cache.get(_kernels.C_ABA_D[1 if friction else 0]) if f_ext is None and _kernels.ON[0] else None
+    except AttributeError:
+        c = None
+    if c and (out := c(q, v, tau)) is not None:
+        return out
+    out = _kernels.derivatives(model, _kernels.ABA_D, q, v, tau, f_ext, friction, AbaDerivatives)  # None: reference
     if out is not None:
-        return AbaDerivatives._make(out)
+        return out
     Q, (V, Tau), single = _common.batch_inputs(model, q, v=v, tau=tau)
     F = _common.external_forces(model, f_ext, Q.shape[0])
     return AbaDerivatives(*(unbatch(x, single) for x in _aba_derivatives(model, Q, V, Tau, F, friction)))

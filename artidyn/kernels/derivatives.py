@@ -38,7 +38,7 @@ import numba as nb
 import numpy as np
 
 from .aba import aba_state
-from .constrained import dof_parents, subtree_sizes, utdu
+from .constrained import FAST, dof_parents, subtree_sizes, utdu
 from .crba import world_twists
 from .kinematics import body_rotation, placements_state
 from .pack import ARM, DAMP, GRAVITY, IA, IV, MASS, NVJ, P0, PARENT, R0, STIFF, U
@@ -268,26 +268,30 @@ def backward_pass(B, W, S, lam, opts, dq, dv, M):
 
 # --- solves with many right-hand sides ----------------------------------------------------------
 
-@nb.njit
-def solve_m_rows(Uf, sub, D, sign, X):
-    """X (nv, m) <- sign M^-1 X, M = U D U^T factored by ``utdu``: row operations over subtrees."""
-    n, m = X.shape
+@nb.njit(fastmath=FAST)
+def solve_m_rows(Uf, sub, D, X):
+    """X[0] <- -M^-1 X[0], X[1] <- -M^-1 X[1], X[2] <- M^-1 X[2] (X (3, nv, m), C-contiguous),
+    M = U D U^T factored by ``utdu``: row operations over subtrees, the three matrices in one
+    sweep (one array, so the row updates vectorise)."""
+    n, m = X.shape[1], X.shape[2]
     for i in range(n - 1, -1, -1):               # U^-1
         for k in range(i + 1, i + sub[i]):
             u = Uf[i, k]
-            if u != 0.0:
+            for j in range(3):
                 for c in range(m):
-                    X[i, c] -= u * X[k, c]
+                    X[j, i, c] -= u * X[j, k, c]
     for i in range(n):
-        d = sign / D[i]
+        d = 1.0 / D[i]
         for c in range(m):
-            X[i, c] *= d
+            X[0, i, c] *= -d
+            X[1, i, c] *= -d
+            X[2, i, c] *= d
     for i in range(n):                           # U^-T
         for k in range(i + 1, i + sub[i]):
             u = Uf[i, k]
-            if u != 0.0:
+            for j in range(3):
                 for c in range(m):
-                    X[k, c] -= u * X[i, c]
+                    X[j, k, c] -= u * X[j, i, c]
 
 
 # --- one state ------------------------------------------------------------------------------------
@@ -322,9 +326,10 @@ def views(B, work, tree):
 
 
 @nb.njit
-def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, lam, sub, o0, o1, o2):
-    """One state (RNEA_D: x1, x2 = v, a; ABA_D: v, tau) into o0, o1, o2 (nv, nv); a code."""
+def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, lam, sub, X):
+    """One state (RNEA_D: x1, x2 = v, a; ABA_D: v, tau) into X (3, nv, nv), C-contiguous; a code."""
     nv = int(B[0, IV])
+    o0, o1, o2 = X[0], X[1], X[2]
     if not inputs_ok(B, q, x1, x2, fext, opts, D[:nv]):
         return BAD_INPUT
     if kind == RNEA_D:
@@ -349,9 +354,7 @@ def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, lam, sub, o0,
     for r in range(nv):
         for c in range(nv):
             o2[r, c] = 1.0 if r == c else 0.0
-    solve_m_rows(Mw, sub, D, -1.0, o0)
-    solve_m_rows(Mw, sub, D, -1.0, o1)
-    solve_m_rows(Mw, sub, D, 1.0, o2)
+    solve_m_rows(Mw, sub, D, X)
     chk = 0.0
     for r in range(nv):                          # exactly symmetric
         for c in range(r):
@@ -371,7 +374,7 @@ def derivatives_single(B, kind, q, x1, x2, fext, opts, out):
         return BAD_INPUT
     work, tree = new_scratch(B)
     W, S, Mw, D, lam, sub = views(B, work, tree)
-    return derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, lam, sub, out[0], out[1], out[2])
+    return derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, lam, sub, out)
 
 
 @nb.njit
@@ -379,11 +382,15 @@ def run_chunk(B, kind, Q, X1, X2, Fext, opts, out, codes, lo, hi):
     Bc = B.copy()
     work, tree = new_scratch(Bc)
     W, S, Mw, D, lam, sub = views(Bc, work, tree)
-    o0, o1, o2 = out[0], out[1], out[2]
+    nv = Mw.shape[0]
+    X = np.empty((3, nv, nv))            # one state's result, contiguous (solve_m_rows), then copied
     for k in range(lo, hi):
         fk = Fext[k] if opts & HAS_FEXT else Fext[0]
-        codes[k] = derivatives_state(Bc, kind, Q[k], X1[k], X2[k], fk, opts, W, S, Mw, D, lam, sub, o0[k], o1[k],
-                                     o2[k])
+        codes[k] = derivatives_state(Bc, kind, Q[k], X1[k], X2[k], fk, opts, W, S, Mw, D, lam, sub, X)
+        for j in range(3):
+            for r in range(nv):
+                for c in range(nv):
+                    out[j, k, r, c] = X[j, r, c]
 
 
 @nb.njit(I64(BUF, I64, MAT, MAT, MAT, TEN, I64, OUT4, nb.int64[::1], I64), cache=True, parallel=True)

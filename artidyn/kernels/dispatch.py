@@ -82,7 +82,7 @@ def _declined(*args, **kwargs):
 _C_KEYS = {(name, opts): f"kernels.c.{name}.{opts}" for name in ("rnea", "aba", "crba") for opts in (0, FRICTION)}
 _C_RNEA = (_C_KEYS["rnea", 0], _C_KEYS["rnea", FRICTION])
 _C_ABA = (_C_KEYS["aba", 0], _C_KEYS["aba", FRICTION])
-_C_CRBA = _C_KEYS["crba", 0]
+_C_CRBA = C_CRBA = _C_KEYS["crba", 0]
 
 
 def _c_single(model, name, opts):
