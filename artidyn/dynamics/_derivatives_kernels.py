@@ -112,7 +112,8 @@ def derivatives(model, kind, q, x1, x2, f_ext, friction, result):
         if c and (r := c(q, x1, x2)) is not None:
             return r
     try:
-        if q.ndim == 1 and x1.ndim == 1 and x2.ndim == 1 and (f_ext is None or f_ext.ndim == 2):
+        if (q.ndim == 1 and x1.ndim == 1 and x2.ndim == 1 and (f_ext is None or f_ext.ndim == 2)
+                and _dispatch.native(q, x1, x2, f_ext)):
             nv = model.nv
             out = np.empty((3, nv, nv))
             single = _K.get("single") or _kernels()["single"]

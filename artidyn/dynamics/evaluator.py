@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import ShapeError
+from ..kernels.dispatch import native
 from .derivatives import AbaDerivatives, RneaDerivatives
 
 if TYPE_CHECKING:
@@ -105,9 +106,9 @@ class Dynamics:
         """Inverse dynamics, as :func:`artidyn.rnea` (no external wrenches: use the public one)."""
         tau = self._out(out, (self.nv,))
         try:
-            if self._rnea(self._B, q, v, a, self._nof, self._opts, tau):
+            if native(q, v, a) and self._rnea(self._B, q, v, a, self._nof, self._opts, tau):
                 return tau
-        except TypeError:                 # not three 1-D float64 arrays: the public function
+        except (TypeError, AttributeError):   # not three 1-D float64 arrays: the public function
             pass
         from .rnea import rnea
         return self._copy(rnea(self.model, q, v, a, friction=self.friction), out)
@@ -116,9 +117,9 @@ class Dynamics:
         """Forward dynamics, as :func:`artidyn.aba`."""
         qdd = self._out(out, (self.nv,))
         try:
-            if self._aba(self._B, q, v, tau, self._nof, self._opts, qdd):
+            if native(q, v, tau) and self._aba(self._B, q, v, tau, self._nof, self._opts, qdd):
                 return qdd
-        except (TypeError, ZeroDivisionError, SystemError, FloatingPointError):
+        except (TypeError, AttributeError, ZeroDivisionError, SystemError, FloatingPointError):
             pass                          # a singular articulated inertia: the public function names the joint
         from .aba import aba
         return self._copy(aba(self.model, q, v, tau, friction=self.friction), out)
@@ -127,9 +128,9 @@ class Dynamics:
         """The joint-space mass matrix, as :func:`artidyn.crba`."""
         M = self._out(out, (self.nv, self.nv))
         try:
-            if self._crba(self._B, q, M):
+            if native(q) and self._crba(self._B, q, M):
                 return M
-        except TypeError:
+        except (TypeError, AttributeError):
             pass
         from .crba import crba
         return self._copy(crba(self.model, q), out)
@@ -161,9 +162,9 @@ class Dynamics:
         from . import _derivatives_kernels as dk
         single = dk._kernels()["single"]
         try:
-            if single(self._B, kind, q, x1, x2, self._nof, self._opts, D) == 0:
+            if native(q, x1, x2) and single(self._B, kind, q, x1, x2, self._nof, self._opts, D) == 0:
                 return named(D[0], D[1], D[2])
-        except TypeError:                 # not three 1-D float64 arrays: the public function
+        except (TypeError, AttributeError):   # not three 1-D float64 arrays: the public function
             pass
         from .derivatives import aba_derivatives, rnea_derivatives
         r = (aba_derivatives if kind else rnea_derivatives)(self.model, q, x1, x2, friction=self.friction)

@@ -79,6 +79,18 @@ def _declined(*args, **kwargs):
     return None
 
 
+def native(*xs):
+    """True when every argument is None or an array of the machine's byte order (AttributeError for
+    other objects). The numba paths take only such arrays: numba 0.68 keys its cache of argument
+    types by a fingerprint without byte order or alignment, so once it has seen an unaligned array,
+    a big-endian one of the same rank and layout is typed as that array and read as native (wrong
+    numbers, no error). The C path declines non-native arrays itself; the batch path converts them."""
+    for x in xs:
+        if x is not None and not x.dtype.isnative:
+            return False
+    return True
+
+
 _C_KEYS = {(name, opts): f"kernels.c.{name}.{opts}" for name in ("rnea", "aba", "crba") for opts in (0, FRICTION)}
 _C_RNEA = (_C_KEYS["rnea", 0], _C_KEYS["rnea", FRICTION])
 _C_ABA = (_C_KEYS["aba", 0], _C_KEYS["aba", FRICTION])
@@ -221,7 +233,7 @@ def rnea(model, q, v, a, f_ext=None, friction=True):
     if B is None:
         B = packed(model)
     try:
-        if q.ndim == 1 and v.ndim == 1 and a.ndim == 1 and (f_ext is None or f_ext.ndim == 2):
+        if q.ndim == 1 and v.ndim == 1 and a.ndim == 1 and (f_ext is None or f_ext.ndim == 2) and native(q, v, a, f_ext):
             tau = np.empty(model.nv)
             if f_ext is None:
                 return tau if _K.rnea(B, q, v, a, _NO_F, opts, tau) else None
@@ -250,7 +262,7 @@ def aba(model, q, v, tau, f_ext=None, friction=True):
     if B is None:
         B = packed(model)
     try:
-        if q.ndim == 1 and v.ndim == 1 and tau.ndim == 1 and (f_ext is None or f_ext.ndim == 2):
+        if q.ndim == 1 and v.ndim == 1 and tau.ndim == 1 and (f_ext is None or f_ext.ndim == 2) and native(q, v, tau, f_ext):
             qdd = np.empty(model.nv)
             if f_ext is None:
                 return qdd if _K.aba(B, q, v, tau, _NO_F, opts, qdd) else None
@@ -274,7 +286,7 @@ def crba(model, q):
         return M
     B = _table(model)
     try:
-        if q.ndim == 1:
+        if q.ndim == 1 and q.dtype.isnative:      # see native()
             M = np.empty((model.nv, model.nv))
             return M if _K.crba(B, q, M) else None
     except (AttributeError, TypeError):
@@ -314,7 +326,7 @@ def body_placements(model, q):
     if B is None:
         B = packed(model)
     try:
-        if q.ndim == 1:
+        if q.ndim == 1 and q.dtype.isnative:      # see native()
             T = np.empty((model.nb + 1, 4, 4))
             return T if _K.placements(B, q, T) else None
     except (AttributeError, TypeError):
@@ -333,7 +345,7 @@ def frame_placement(model, q, body, Tf):
     if B is None:
         B = packed(model)
     try:
-        if q.ndim == 1:
+        if q.ndim == 1 and q.dtype.isnative:      # see native()
             T = np.empty((4, 4))
             return T if _K.frame(B, q, body, Tf, T) else None
     except (AttributeError, TypeError):
@@ -353,7 +365,7 @@ def jacobian(model, q, body, Tf, expressed="world"):
         B = packed(model)
     opts = LOCAL if expressed == "local" else 0
     try:
-        if q.ndim == 1:
+        if q.ndim == 1 and q.dtype.isnative:      # see native()
             J = np.empty((6, model.nv))
             T = model._cache.get("kernels.T4")
             if T is None:
