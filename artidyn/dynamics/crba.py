@@ -28,6 +28,7 @@ import numpy as np
 from ..configuration import unbatch
 from ..spatial.motion import force_apply, inertia_transform
 from ..kernels import dispatch as _kernels
+from ..kernels.dispatch import _ON, C_CRBA  # module globals: one lookup each on the one-state path
 from . import _common
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def crba(model: Model, q: ArrayLike) -> Array:
     M : (nv, nv) or (N, nv, nv), such that the kinetic energy is ``v @ M @ v / 2``.
     """
     try:            # one state of float64 arrays: the model's C call object (made by _kernels.crba)
-        c = model._cache.get(_kernels.C_CRBA) if _kernels._ON[0] else None
+        c = model._cache.get(C_CRBA) if _ON[0] else None
     except AttributeError:
         c = None
     if c and (M := c(q)) is not None:

@@ -63,6 +63,7 @@ from ..spatial._num import matvec, result_dtype
 from ..spatial.motion import crf, crm, force_apply, inertia_transform, motion_apply, skew
 from . import _common
 from . import _derivatives_kernels as _kernels
+from ._derivatives_kernels import C_ABA_D, C_RNEA_D, ON as _ON  # module globals: one lookup each
 from .aba import _aba
 
 if TYPE_CHECKING:
@@ -223,7 +224,7 @@ def rnea_derivatives(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike, f_e
     RneaDerivatives(dtau_dq, dtau_dv, M), each (nv, nv) or (N, nv, nv).
     """
     try:            # one state of float64 arrays: the model's C call object (made by _kernels.derivatives)
-        c = model._cache.get(_kernels.C_RNEA_D[1 if friction else 0]) if f_ext is None and _kernels.ON[0] else None
+        c = model._cache.get(C_RNEA_D[1 if friction else 0]) if f_ext is None and _ON[0] else None
     except AttributeError:
         c = None
     if c and (out := c(q, v, a)) is not None:
@@ -273,7 +274,7 @@ def aba_derivatives(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_
     AbaDerivatives(da_dq, da_dv, Minv), each (nv, nv) or (N, nv, nv).
     """
     try:            # one state of float64 arrays: the model's C call object (made by _kernels.derivatives)
-        c = model._cache.get(_kernels.C_ABA_D[1 if friction else 0]) if f_ext is None and _kernels.ON[0] else None
+        c = model._cache.get(C_ABA_D[1 if friction else 0]) if f_ext is None and _ON[0] else None
     except AttributeError:
         c = None
     if c and (out := c(q, v, tau)) is not None:

@@ -17,13 +17,13 @@ import numba as nb
 
 from .pack import A, ARM, C, COUL, DAMP, DINV, F, GRAVITY, IA, IV, JTYPE, NVJ, PARENT, QN, REST, STIFF, U, UU, V
 from .rnea import subtract_external
-from .spatial import (all_finite, cross_force_add, cross_joint_motion_add, force_to_parent_add, inertia_apply,
+from .spatial import (FMA, all_finite, cross_force_add, cross_joint_motion_add, force_to_parent_add, inertia_apply,
                       inertia_matrix, inertia_to_parent_add, joint_motion, joint_transform, motion_to_child, s_add,
                       s_dot)
 from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, NO_COULOMB, OUT1, VEC, inputs_ok
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def invert_spd(B, i, X, n):
     """B[i, X:] (n x n, row stride 6) <- its inverse, by Gauss-Jordan elimination in place
     (D is symmetric positive definite: no pivoting needed)."""
@@ -40,7 +40,7 @@ def invert_spd(B, i, X, n):
                     B[i, X + 6 * r + c] -= g * B[i, X + 6 * p + c]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def aba_pass1(B, i, qd, fext, opts):
     """Velocity, velocity-product acceleration, rigid inertia and bias force of body i."""
     par = int(B[i, PARENT])
@@ -59,7 +59,7 @@ def aba_pass1(B, i, qd, fext, opts):
         subtract_external(B, i, fext, F)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def aba_pass2(B, i, qd, tau, opts):
     """U, D^-1, u of joint i; then what its subtree passes to the parent (I_a, p_a)."""
     t, k, n = int(B[i, JTYPE]), int(B[i, IV]), int(B[i, NVJ])
@@ -93,7 +93,7 @@ def aba_pass2(B, i, qd, tau, opts):
     force_to_parent_add(B, i, F, par, F)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def one_dof_articulated(B, i):
     """I_a = I_A - U U^T / D, p_a = p_A + I_a c + U u / D in place (IA, F columns), one dof."""
     d = B[i, DINV]
@@ -110,7 +110,7 @@ def one_dof_articulated(B, i):
         B[i, F + r] += pa
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def multi_dof_articulated(B, i, n):
     """As one_dof_articulated for n dofs: W = U D^-1, I_a = I_A - W U^T, p_a = p_A + I_a c + W u."""
     # W_j = sum_l U_l Dinv[l, j] (row 0's DINV columns as scratch), d = Dinv u
@@ -138,7 +138,7 @@ def multi_dof_articulated(B, i, n):
         B[i, F + r] += pa
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def aba_pass3(B, i, qdd):
     """a' = A^t a_p + c; qdd_i = D^-1 (u - U^T a'); a_i = a' + S qdd_i."""
     par = int(B[i, PARENT])
@@ -159,7 +159,7 @@ def aba_pass3(B, i, qdd):
         s_add(B, i, t, j, A, x)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def aba_state(B, qd, tau, fext, opts, qdd):
     """ABA for the state whose q was loaded by ``load_q``: qdd (nv) <- the joint accelerations."""
     nb1 = B.shape[0]

@@ -16,11 +16,11 @@ import numba as nb
 
 from .kinematics import placements_state
 from .pack import ARM, IA, IV, JTYPE, MASS, NVJ, P0, PARENT, PITCH, R0, U
-from .spatial import HELICAL, dof_axis, dof_slides, load_q, rigid_inertia_apply, rigid_inertia_transform_add
+from .spatial import FMA, HELICAL, dof_axis, dof_slides, load_q, rigid_inertia_apply, rigid_inertia_transform_add
 from .types import BUF, OUT2, VEC
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def world_twists(B, i):
     """U columns of row i <- the world twists s_ik of the joint's dofs (about the world origin)."""
     t = int(B[i, JTYPE])
@@ -44,7 +44,7 @@ def world_twists(B, i):
                 B[i, o + 5] += h * u[2]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def crba_state(B, M):
     """CRBA for the state whose q was loaded by ``load_q``: M (nv, nv) <- the mass matrix; True
     when every entry is finite."""
@@ -52,7 +52,7 @@ def crba_state(B, M):
     return crba_matrix(B, M)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def crba_bodies(B):
     """The first half of :func:`crba_state`: world placements, each body's own inertia in world
     coordinates (IA, before the composites) and the world twists (U)."""
@@ -65,7 +65,7 @@ def crba_bodies(B):
         world_twists(B, i)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def crba_matrix(B, M):
     """The second half of :func:`crba_state`: the composite inertias (IA) and M from them; True
     when every entry of M is finite (the sum of ``x * 0`` over the entries is NaN otherwise)."""

@@ -42,7 +42,7 @@ from .constrained import FAST, dof_parents, subtree_sizes, utdu
 from .crba import world_twists
 from .kinematics import body_rotation, placements_state
 from .pack import ARM, DAMP, GRAVITY, IA, IV, MASS, NVJ, P0, PARENT, R0, STIFF, U
-from .spatial import all_finite, rigid_inertia_apply, rigid_inertia_transform_add
+from .spatial import FMA, all_finite, rigid_inertia_apply, rigid_inertia_transform_add
 from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, OUT3, OUT4, TEN, VEC, inputs_ok
 
 OK, BAD_INPUT, SINGULAR = 0, 1, 2
@@ -56,17 +56,17 @@ DS, DV, DA, DW = 0, 6, 12, 18
 
 # --- 6-vectors as tuples -----------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def row6(X, i, o):
     return X[i, o], X[i, o + 1], X[i, o + 2], X[i, o + 3], X[i, o + 4], X[i, o + 5]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def put6(X, i, o, x):
     X[i, o], X[i, o + 1], X[i, o + 2], X[i, o + 3], X[i, o + 4], X[i, o + 5] = x
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def crm(m, x):
     """m x x (motion cross product): [w x a; w x b + v x a]."""
     return (m[1] * x[2] - m[2] * x[1], m[2] * x[0] - m[0] * x[2], m[0] * x[1] - m[1] * x[0],
@@ -75,7 +75,7 @@ def crm(m, x):
             m[0] * x[4] - m[1] * x[3] + m[3] * x[1] - m[4] * x[0])
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def crf(m, f):
     """m x* f (force cross product): [w x n + v x f; w x f]."""
     return (m[1] * f[2] - m[2] * f[1] + m[4] * f[5] - m[5] * f[4],
@@ -84,22 +84,22 @@ def crf(m, f):
             m[1] * f[5] - m[2] * f[4], m[2] * f[3] - m[0] * f[5], m[0] * f[4] - m[1] * f[3])
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def add6(x, y):
     return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def sub6(x, y):
     return x[0] - y[0], x[1] - y[1], x[2] - y[2], x[3] - y[3], x[4] - y[4], x[5] - y[5]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def dot6(x, y):
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def dot6r(X, k, o, y):
     """X[k, o:o+6] . y"""
     return (X[k, o] * y[0] + X[k, o + 1] * y[1] + X[k, o + 2] * y[2] + X[k, o + 3] * y[3]
@@ -108,7 +108,7 @@ def dot6r(X, k, o, y):
 
 # --- passes ------------------------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def world_external(B, i, fext):
     """f_ext of body i (body axes, about its origin) in world axes about the world origin."""
     n0 = n1 = n2 = g0 = g1 = g2 = 0.0
@@ -124,7 +124,7 @@ def world_external(B, i, fext):
     return n0 + p1 * g2 - p2 * g1, n1 + p2 * g0 - p0 * g2, n2 + p0 * g1 - p1 * g0, g0, g1, g2
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def inertia_rate(W, i, v):
     """W[i, WD:WD+13] <- Idot_i = v x* I - I v x for the world inertia W[i, WI:WI+13]."""
     w0, w1, w2, u0, u1, u2 = v
@@ -150,7 +150,7 @@ def inertia_rate(W, i, v):
             W[i, WD + 4 + 3 * r + s] = x
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def forward_pass(B, W, S, qd, qdd, fext, opts):
     """World v, a, twists, dV, dA, dAv (S rows per dof), I, Idot, h, f (W rows per body)."""
     nb1 = B.shape[0]
@@ -200,7 +200,7 @@ def forward_pass(B, W, S, qd, qdd, fext, opts):
         inertia_rate(W, i, v)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def backward_pass(B, W, S, lam, opts, dq, dv, M):
     """dq, dv, M (nv, nv) <- d tau/dq, d tau/dv, M from the forward pass; W's I, Idot, h, f rows
     become subtree sums. Returns the sum of every entry written (NaN or inf: not finite)."""
@@ -269,41 +269,49 @@ def backward_pass(B, W, S, lam, opts, dq, dv, M):
 # --- solves with many right-hand sides ----------------------------------------------------------
 
 @nb.njit(fastmath=FAST)
-def solve_m_rows(Uf, sub, D, X):
-    """X[0] <- -M^-1 X[0], X[1] <- -M^-1 X[1], X[2] <- M^-1 X[2] (X (3, nv, m), C-contiguous),
-    M = U D U^T factored by ``utdu``: row operations over subtrees, the three matrices in one
-    sweep (one array, so the row updates vectorise)."""
-    n, m = X.shape[1], X.shape[2]
+def solve_m_rows(Uf, sub, D, X, Y):
+    """X[0] <- -M^-1 X[0], X[1] <- -M^-1 X[1], X[2] <- M^-1 X[2] (X (3, nv, nv)), M = U D U^T
+    factored by ``utdu``: row operations over subtrees. The three matrices are set side by side
+    in Y (nv, 3 nv) first, so that each row operation is one loop of 3 nv entries (a loop of nv
+    spends as long on its set-up as on its work on a 50-dof robot)."""
+    n = X.shape[1]
+    w = 3 * n
+    for j in range(3):
+        for r in range(n):
+            for c in range(n):
+                Y[r, j * n + c] = X[j, r, c]
     for i in range(n - 1, -1, -1):               # U^-1
         for k in range(i + 1, i + sub[i]):
             u = Uf[i, k]
-            for j in range(3):
-                for c in range(m):
-                    X[j, i, c] -= u * X[j, k, c]
+            for c in range(w):
+                Y[i, c] -= u * Y[k, c]
     for i in range(n):
         d = 1.0 / D[i]
-        for c in range(m):
-            X[0, i, c] *= -d
-            X[1, i, c] *= -d
-            X[2, i, c] *= d
+        for c in range(2 * n):
+            Y[i, c] *= -d
+        for c in range(2 * n, w):
+            Y[i, c] *= d
     for i in range(n):                           # U^-T
         for k in range(i + 1, i + sub[i]):
             u = Uf[i, k]
-            for j in range(3):
-                for c in range(m):
-                    X[j, k, c] -= u * X[j, i, c]
+            for c in range(w):
+                Y[k, c] -= u * Y[i, c]
+    for j in range(3):
+        for r in range(n):
+            for c in range(n):
+                X[j, r, c] = Y[r, j * n + c]
 
 
 # --- one state ------------------------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def scratch_size(B):
     """Length of the float work buffer of one state."""
     nv = int(B[0, IV])
-    return B.shape[0] * WWIDTH + max(nv, 1) * 24 + nv * nv + 2 * nv
+    return B.shape[0] * WWIDTH + max(nv, 1) * 24 + 4 * nv * nv + 2 * nv
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def new_scratch(B):
     """(work, tree): the float work buffer of one state and the dof tree (lam, sub: 2 nv ints)."""
     nv = int(B[0, IV])
@@ -313,20 +321,22 @@ def new_scratch(B):
     return np.empty(scratch_size(B)), tree
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def views(B, work, tree):
     """Work arrays of one state, views of ``work``: W (nb+1, WWIDTH), S (nv, 24), Mw (nv, nv),
-    D (2 nv: pivots and a); lam and sub (nv each, the dof tree) from ``tree``."""
+    D (2 nv: pivots and a), Y (nv, 3 nv: the solves); lam and sub (nv each, the dof tree) from
+    ``tree``."""
     nv, n = int(B[0, IV]), B.shape[0]
     o1 = n * WWIDTH
     o2 = o1 + max(nv, 1) * 24
     o3 = o2 + nv * nv
+    o4 = o3 + 2 * nv
     return (work[:o1].reshape((n, WWIDTH)), work[o1:o2].reshape((max(nv, 1), 24)), work[o2:o3].reshape((nv, nv)),
-            work[o3:o3 + 2 * nv], tree[:nv], tree[nv:2 * nv])
+            work[o3:o4], work[o4:o4 + 3 * nv * nv].reshape((nv, 3 * nv)), tree[:nv], tree[nv:2 * nv])
 
 
-@nb.njit
-def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, lam, sub, X):
+@nb.njit(fastmath=FMA)
+def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, Y, lam, sub, X):
     """One state (RNEA_D: x1, x2 = v, a; ABA_D: v, tau) into X (3, nv, nv), C-contiguous; a code."""
     nv = int(B[0, IV])
     o0, o1, o2 = X[0], X[1], X[2]
@@ -354,7 +364,7 @@ def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, lam, sub, X):
     for r in range(nv):
         for c in range(nv):
             o2[r, c] = 1.0 if r == c else 0.0
-    solve_m_rows(Mw, sub, D, X)
+    solve_m_rows(Mw, sub, D, X, Y)
     chk = 0.0
     for r in range(nv):                          # exactly symmetric
         for c in range(r):
@@ -373,20 +383,20 @@ def derivatives_single(B, kind, q, x1, x2, fext, opts, out):
     if out.shape[0] != 3 or out.shape[1] != nv or out.shape[2] != nv:
         return BAD_INPUT
     work, tree = new_scratch(B)
-    W, S, Mw, D, lam, sub = views(B, work, tree)
-    return derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, lam, sub, out)
+    W, S, Mw, D, Y, lam, sub = views(B, work, tree)
+    return derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, Y, lam, sub, out)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def run_chunk(B, kind, Q, X1, X2, Fext, opts, out, codes, lo, hi):
     Bc = B.copy()
     work, tree = new_scratch(Bc)
-    W, S, Mw, D, lam, sub = views(Bc, work, tree)
+    W, S, Mw, D, Y, lam, sub = views(Bc, work, tree)
     nv = Mw.shape[0]
     X = np.empty((3, nv, nv))            # one state's result, contiguous (solve_m_rows), then copied
     for k in range(lo, hi):
         fk = Fext[k] if opts & HAS_FEXT else Fext[0]
-        codes[k] = derivatives_state(Bc, kind, Q[k], X1[k], X2[k], fk, opts, W, S, Mw, D, lam, sub, X)
+        codes[k] = derivatives_state(Bc, kind, Q[k], X1[k], X2[k], fk, opts, W, S, Mw, D, Y, lam, sub, X)
         for j in range(3):
             for r in range(nv):
                 for c in range(nv):

@@ -10,11 +10,11 @@ through o_j, ``[0; u]`` for a translation along u (DESIGN.md: "world" = LOCAL_WO
 import numba as nb
 
 from .pack import P, P0, PARENT, PITCH, R, R0, RA, IV, JTYPE, NVJ
-from .spatial import HELICAL, dof_axis, dof_slides, joint_transform, load_q
+from .spatial import FMA, HELICAL, dof_axis, dof_slides, joint_transform, load_q
 from .types import BUF, I64, LOCAL, MAT, OUT2, OUT3, VEC
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def placements_state(B, last):
     """R0, P0 of bodies 0 .. last (internal frames) for the state loaded by ``load_q``:
     ``R0_i = R0_p R_i``, ``P0_i = P0_p + R0_p p_i``. Every input is read into locals before the
@@ -43,14 +43,14 @@ def placements_state(B, last):
             B[i, R0 + k] = x[k]          # R0 (9) and P0 (3) are contiguous
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def body_rotation(B, i, r, c):
     """Entry (r, c) of body i's world rotation in its body axes: (R0_i Ra_i^T)[r, c]."""
     return (B[i, R0 + 3 * r] * B[i, RA + 3 * c] + B[i, R0 + 3 * r + 1] * B[i, RA + 3 * c + 1]
             + B[i, R0 + 3 * r + 2] * B[i, RA + 3 * c + 2])
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def frame_state(B, body, Tf, T):
     """T (4x4) <- world placement of the frame Tf (4x4, in body ``body``'s frame); needs R0, P0."""
     for r in range(3):
@@ -62,7 +62,7 @@ def frame_state(B, body, Tf, T):
     T[3, 3] = 1.0
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def jacobian_state(B, body, Tf, opts, T, J):
     """J (6, nv) <- Jacobian of the frame Tf on ``body``; T (4x4) <- its placement. Needs R0, P0."""
     frame_state(B, body, Tf, T)
@@ -98,7 +98,7 @@ def jacobian_state(B, body, Tf, opts, T, J):
                     J[h + r, c] = T[0, r] * x0 + T[1, r] * x1 + T[2, r] * x2
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def body_placements_out(B, T):
     """T (nb+1, 4, 4) <- body frames in the world, from R0, P0 of all bodies."""
     for i in range(B.shape[0]):

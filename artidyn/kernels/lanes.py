@@ -40,7 +40,7 @@ import numpy as np
 
 from .pack import (ARM, COUL, DAMP, GRAVITY, H, IBAR, IQ, IV, JTYPE, MASS, NVJ, PARENT, PITCH, PP, PR,
                    REST, STIFF)
-from .spatial import (COS_C, CYLINDRICAL, FREE, HELICAL, PIO2_1, PIO2_2, PIO2_3, PRISMATIC, QUAT_TOL, REVOLUTE,
+from .spatial import (FMA, COS_C, CYLINDRICAL, FREE, HELICAL, PIO2_1, PIO2_2, PIO2_3, PRISMATIC, QUAT_TOL, REVOLUTE,
                       SIN_C, SPHERICAL, TWO_OVER_PI, cross_cols, cross_rows, dof_axis, dof_slides, joint_row, mat_mul,
                       mat_mul_t)
 from .types import FRICTION, NO_COULOMB
@@ -55,7 +55,7 @@ S1, S2, S3, S4, S5, S6, S7, S8 = SIN_C[:8]
 C1, C2, C3, C4, C5, C6, C7, C8 = COS_C[:8]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def work(B, L):
     """A work array for blocks of L states of the model packed in B (every column is written
     before it is read)."""
@@ -64,7 +64,7 @@ def work(B, L):
 
 # --- flat rows ------------------------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def row(W, i):
     """Row i of W as one flat array: column c of lane l at ``c * LANES + l``. With the lane
     stride a constant, LLVM addresses every column from one base pointer (indexing ``W[i, c, l]``
@@ -72,13 +72,13 @@ def row(W, i):
     return W[i].reshape(WCOLS * LANES)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def flat(A):
     """A block's (n, LANES) array as one flat array (row r of lane l at ``r * LANES + l``)."""
     return A.reshape(A.shape[0] * LANES)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def rotation_flat(X, l):
     """R (row-major 9-tuple) of lane l of a flat row."""
     return (X[WR * LANES + l], X[(WR + 1) * LANES + l], X[(WR + 2) * LANES + l], X[(WR + 3) * LANES + l],
@@ -86,7 +86,7 @@ def rotation_flat(X, l):
             X[(WR + 7) * LANES + l], X[(WR + 8) * LANES + l])
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def block_flat(X, c, l):
     """The 3x3 block at column c (row-major 6x6) of lane l of a flat row, as a 9-tuple."""
     return (X[c * LANES + l], X[(c + 1) * LANES + l], X[(c + 2) * LANES + l], X[(c + 6) * LANES + l],
@@ -96,7 +96,7 @@ def block_flat(X, c, l):
 
 # --- loading a block ----------------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def load_block(B, Q, X1, X2, nx, s, nl, Qb, X1b, X2b):
     """Qb[:, l] <- Q[s + l] (quaternions normalised as :func:`.spatial.load_q`), and with nx = 2
     X1b, X2b the same for the rows of X1, X2 (v and a, or v and tau); the first state whose
@@ -136,7 +136,7 @@ def load_block(B, Q, X1, X2, nx, s, nl, Qb, X1b, X2b):
 
 # --- joint transforms -----------------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def sin_cos_lanes(W, i, x, nl):
     """W[i, WS] <- sin x, W[i, WS + 1] <- cos x for the lanes of the row x: the reduction and
     polynomials of :func:`.spatial.sin_cos` without branches (|x| >= 1e6 or non-finite: libm)."""
@@ -158,7 +158,7 @@ def sin_cos_lanes(W, i, x, nl):
             W[i, WS + 1, l] = np.cos(x[l])
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def transform_lanes(B, W, i, Qb, nl):
     """W[i, WR], W[i, WP] <- body i in its parent, T = P_i T_J(q_i), in every lane (as
     :func:`.spatial.joint_transform`)."""
@@ -217,7 +217,7 @@ def transform_lanes(B, W, i, Qb, nl):
             W[i, WP + 2, l] = p2 + a6 * tx + a7 * ty + a8 * tz
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def joint_map(B, i):
     """(rows, coefs), two 6-tuples: component c of S x_i is coefs[c] * x[rows[c]] (coefs 0 where S
     has no entry), for the joint of body i and an nv-vector x."""
@@ -236,7 +236,7 @@ def joint_map(B, i):
 
 # --- spatial algebra on lanes ---------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def motion_to_child_lanes(W, i, src, X, Y, Xb, rows, coefs):
     """W[i, Y] <- A_i^t W[src, X] + S x_i (x = the block's nv x lanes array Xb); every lane."""
     Wi, Ws, Xbf = row(W, i), row(W, src), flat(Xb)
@@ -257,7 +257,7 @@ def motion_to_child_lanes(W, i, src, X, Y, Xb, rows, coefs):
         Wi[(Y + 5) * LANES + l] = e2 * u0 + e5 * u1 + e8 * u2 + c5 * Xbf[r5 * LANES + l]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def velocity_product_lanes(W, i, Vd, rows, coefs, Y, add, nl):
     """W[i, Y] += v_i (.) S qd_i (add) or W[i, Y] <- v_i (.) S qd_i, v_i = W[i, WV], qd the
     block's Vd."""
@@ -280,7 +280,7 @@ def velocity_product_lanes(W, i, Vd, rows, coefs, Y, add, nl):
         W[i, Y + 5, l] += w0 * b1 - w1 * b0 + v0 * a1 - v1 * a0
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def body_force_lanes(B, W, i, Y, acc, nl):
     """W[i, Y] <- (I_i a_i if acc) + v_i (+) I_i v_i: the body's inertia (constants of B) applied
     to its acceleration W[i, WA] and velocity W[i, WV]."""
@@ -317,7 +317,7 @@ def body_force_lanes(B, W, i, Y, acc, nl):
         W[i, Y + 5, l] = fa5 + vw0 * c4 - vw1 * c3
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def force_to_parent_lanes(W, i, X, dst, Y):
     """W[dst, Y] += A_i W[i, X]: a force of body i, about its parent's origin; every lane."""
     S, D = row(W, i), row(W, dst)
@@ -337,7 +337,7 @@ def force_to_parent_lanes(W, i, X, dst, Y):
         D[(Y + 5) * LANES + l] += f2
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def joint_torque_lanes(B, W, i, j, X, Qb, Vd, Ad, opts, Tb, sign, nl):
     """Tb[k + j] <- sign * S_ij^T W[i, X] + armature a + spring + friction (RNEA's projection:
     sign 1, Ad = qdd); with sign -1 and Ad = None-like zeros it is ABA's u - tau part."""
@@ -360,7 +360,7 @@ def joint_torque_lanes(B, W, i, j, X, Qb, Vd, Ad, opts, Tb, sign, nl):
 
 # --- RNEA -----------------------------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def root_lanes(B, W, nl):
     """The world row: v_0 = 0, a_0 = -[0; g]."""
     for r in range(6):
@@ -370,7 +370,7 @@ def root_lanes(B, W, nl):
             W[0, WA + r, l] = g
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def rnea_lanes(B, W, Qb, Vd, Ad, opts, Tb):
     """RNEA (as :func:`.rnea.rnea_state`, no external wrenches) on every lane of the block (W, Qb,
     Vd, Ad LANES wide): Tb (nv, LANES) <- the joint torques."""
@@ -395,7 +395,7 @@ def rnea_lanes(B, W, Qb, Vd, Ad, opts, Tb):
 
 # --- ABA ------------------------------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def inertia_matrix_lanes(B, W, i, nl):
     """W[i, WIA] <- the 6x6 spatial inertia of body i, [[Ibar, [h]], [[h]^T, m 1]], every lane."""
     m, h0, h1, h2 = B[i, MASS], B[i, H], B[i, H + 1], B[i, H + 2]
@@ -410,7 +410,7 @@ def inertia_matrix_lanes(B, W, i, nl):
                 W[i, WIA + 6 * (c + 3) + r, l] = hh
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def joint_bias_lanes(B, W, i, j, Qb, Vd, Tau, opts, nl):
     """W[i, WUU + j] <- u_j = tau_j - S_ij^T p_A - spring - friction (as :func:`.aba.aba_pass2`)."""
     t, k = int(B[i, JTYPE]), int(B[i, IV])
@@ -429,7 +429,7 @@ def joint_bias_lanes(B, W, i, j, Qb, Vd, Tau, opts, nl):
             W[i, WUU + j, l] -= kst * (Qb[kq, l] - rest)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def invert_lanes(W, i, X, n, nl):
     """W[i, X:] (n x n, row stride 6, every lane) <- its inverse: Gauss-Jordan as
     :func:`.aba.invert_spd`, with row 0's WS columns holding the pivots' factors."""
@@ -450,7 +450,7 @@ def invert_lanes(W, i, X, n, nl):
                         W[i, X + 6 * r + c, l] -= W[0, WS + 1, l] * W[i, X + 6 * p + c, l]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def inertia_to_parent_lanes(W, i, dst):
     """W[dst, WIA] += A W[i, WIA] A^T for the symmetric articulated inertia of body i, as
     :func:`.spatial.inertia_to_parent_add`: rotated blocks ``R X_jk R^T``, then the origin shift;
@@ -475,7 +475,7 @@ def inertia_to_parent_lanes(W, i, dst):
                 Y[(WIA + 6 * (r + 3) + c + 3) * LANES + l] += B22[k]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def articulated_lanes(W, i, n, nl):
     """I_a = I_A - U D^-1 U^T, p_a = p_A + I_a c + U D^-1 u in place (WIA, WF of row i), as
     :func:`.aba.multi_dof_articulated` (row 0's WD, WUU columns hold W = U D^-1 and D^-1 u)."""
@@ -507,7 +507,7 @@ def articulated_lanes(W, i, n, nl):
                 W[i, WF + r, l] += W[i, WU + 6 * j + r, l] * W[0, WUU + j, l]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def articulated_one_lanes(W, i):
     """:func:`articulated_lanes` for a joint of one dof (D^-1 a scalar), on the flat row: the 36
     entries of I_a and the 6 of p_a in one lane loop."""
@@ -529,7 +529,7 @@ def articulated_one_lanes(W, i):
             X[(WF + r) * LANES + l] += acc + U[r] * du
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def aba_lanes(B, W, Qb, Vd, Tau, opts, Ab):
     """ABA (as :func:`.aba.aba_state`, no external wrenches) on every lane of the block (W, Qb,
     Vd, Tau LANES wide): Ab (nv, LANES) <- the joint accelerations."""
@@ -603,7 +603,7 @@ def aba_lanes(B, W, Qb, Vd, Tau, opts, Ab):
 
 # --- CRBA -----------------------------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def placements_lanes(B, W, Qb, nl):
     """W[i, WR0], W[i, WP0] <- the world placement of every body (internal frames), every lane,
     as :func:`.kinematics.placements_state`."""
@@ -626,7 +626,7 @@ def placements_lanes(B, W, Qb, nl):
                 W[i, WP0 + r, l] = W[par, WP0 + r, l] + a0 * W[i, WP, l] + a1 * W[i, WP + 1, l] + a2 * W[i, WP + 2, l]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def world_inertia_lanes(B, W, i, nl):
     """W[i, WIA:WIA+13] <- (m, h, Ibar) of body i about the world origin in world axes, as
     :func:`.spatial.rigid_inertia_transform_add` with the world placement (R0, P0)."""
@@ -664,7 +664,7 @@ def world_inertia_lanes(B, W, i, nl):
         W[i, WIA + 12, l] = t6 * e6 + t7 * e7 + t8 * e8 - (2.0 * p2 * g2 + m * p2 * p2) + d
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def world_twists_lanes(B, W, i, nl):
     """W[i, WU + 6 j] <- the world twist of dof j of body i's joint, every lane, as
     :func:`.crba.world_twists`."""
@@ -720,7 +720,7 @@ def crba_pairs(B):
     return R, C, where
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def crba_lanes(B, W, Qb, Mb, where, out, s0, nl):
     """CRBA (as :func:`.crba.crba_state`) for the nl states of the block: rows s0 .. s0+nl-1 of
     ``out`` (N, nv * nv) <- the mass matrices, row-major. The structural nonzeros go to ``Mb``

@@ -14,12 +14,12 @@ q from the QN columns (flat joints hold q there unchanged; other joints have no 
 import numba as nb
 
 from .pack import A, ARM, C, COUL, DAMP, F, GRAVITY, IV, JTYPE, NVJ, PARENT, QN, RA, REST, STIFF, V
-from .spatial import (all_finite, cross_force_add, cross_joint_motion_add, force_to_parent_add, inertia_apply,
+from .spatial import (FMA, all_finite, cross_force_add, cross_joint_motion_add, force_to_parent_add, inertia_apply,
                       joint_motion, joint_transform, motion_to_child, s_dot)
 from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, OUT1, VEC, inputs_ok
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def subtract_external(B, i, fext, Y):
     """B[i, Y] -= f_ext_i, the wrench of body i (body axes) turned to internal axes (Ra^T)."""
     for r in range(3):
@@ -28,7 +28,7 @@ def subtract_external(B, i, fext, Y):
         B[i, Y + 3 + r] -= e0 * fext[i, 3] + e1 * fext[i, 4] + e2 * fext[i, 5]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def rnea_state(B, qd, qdd, fext, opts, tau):
     """RNEA for the state whose q was loaded by ``load_q``: tau (nv) <- the joint torques."""
     nb1 = B.shape[0]
