@@ -5,8 +5,10 @@
  * address: a kernel of artidyn.kernels.ccall (int); B: the model's packed table (2-D float64,
  * C-contiguous, writable); x1..x3: 1-D float64 C-contiguous inputs (x2, x3 may be None);
  * out: a writable float64 C-contiguous array, 1-D, a square matrix or (3, n, n) (then opts
- * gets the bit OUT_MATRIX or OUT_TRIPLE, which each kernel requires or refuses). Everything is checked through the buffer
- * protocol; anything else (another dtype, strides, read-only, not a buffer) returns False
+ * gets the bit OUT_MATRIX or OUT_TRIPLE, which each kernel requires or refuses). numpy arrays are
+ * checked through numpy's C API, other objects through the buffer protocol (float64 in the
+ * machine's byte order, C-contiguous); anything else (another dtype or byte order, strides, a
+ * read-only out, not a buffer) returns False
  * without calling the kernel, as does a kernel that rejects its inputs (wrong lengths,
  * non-finite values): the caller then takes the checked Python path, which reports the error.
  * The kernel runs with the GIL held (it is short and uses the model's work table).

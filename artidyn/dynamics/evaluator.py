@@ -16,7 +16,8 @@ threads on one model.
 
 The call goes through the small C extension ``artidyn._ccall`` when it was built (a C compiler at
 installation): ``dyn.rnea``, ``dyn.aba`` and ``dyn.crba`` are then compiled call objects that check
-the arrays through the buffer protocol and run the kernel directly (about 0.5 µs less per call
+the arrays (numpy's C API; the buffer protocol for other buffers) and run the kernel directly
+(about 0.7 µs less per call
 than numba's dispatcher, which checks the types of every argument, and no Python frame); what they
 refuse goes to the checked methods of the class (their ``fallback``), which compute it or raise
 the public functions' errors. Without the extension (or with ``ARTIDYN_NO_CCALL=1`` in the

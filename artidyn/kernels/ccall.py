@@ -2,8 +2,8 @@
 
 A numba dispatcher spends about 0.1 µs per argument on type checks before the compiled code
 runs, more than pinocchio's bindings. These ``cfunc`` wrappers take raw pointers and lengths,
-so that the small C extension ``artidyn._ccall`` can check the arrays itself through the buffer
-protocol (float64, C-contiguous, a writable output) and call them directly. Each returns 1 when
+so that the small C extension ``artidyn._ccall`` can check the arrays itself (float64 in the
+machine's byte order, C-contiguous, a writable output) and call them directly. Each returns 1 when
 the kernel accepted the inputs and its result is finite, 0 otherwise (the caller then takes the
 checked path, which reports the error); an exception of a kernel (a division by a zero pivot)
 is caught here and returns 0 as well, since a C caller could not take it. No external wrenches
