@@ -17,13 +17,13 @@ from .kinematics import body_placements_out, frame_state, jacobian_state, placem
 from .lanes import block_size, run_lanes
 from .pack import IV
 from .rnea import rnea_state
-from .spatial import all_finite, load_q
+from .spatial import FMA, all_finite, load_q
 from .types import BUF, HAS_FEXT, I64, MAT, OUT2, TEN, inputs_ok
 
 RNEA, ABA, CRBA, PLACEMENTS, FRAME, JACOBIAN = 0, 1, 2, 3, 4, 5
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def result_size(B, kind):
     """K: the size of one state's result for ``kind``."""
     n, nv = B.shape[0], int(B[0, IV])
@@ -74,7 +74,7 @@ def run_chunk(B, kind, Q, X1, X2, Fext, body, Tf, opts, out, lo, hi):
     return -1
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def shapes_ok(B, kind, Q, X1, X2, Fext, body, out):
     N, n, nv = Q.shape[0], B.shape[0], int(B[0, IV])
     if out.shape[0] != N or out.shape[1] != result_size(B, kind) or not (0 <= body < n):

@@ -13,10 +13,10 @@ placements: with ``g_i = R_i^T g_p`` (gravity in body i's axes) and ``s_i = s_p 
 import numba as nb
 
 from .pack import A, ARM, C, GRAVITY, H, IV, MASS, NVJ, P, PARENT, QN, R, REST, STIFF, V
-from .spatial import inertia_apply
+from .spatial import FMA, inertia_apply
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def energy_after_dynamics(B, qd):
     """(T, V) for the state of the last ABA / RNEA pass (uses the A column of every row for g_i, s_i)."""
     nb1 = B.shape[0]

@@ -18,13 +18,13 @@ import math
 import numba as nb
 
 from .pack import IQ, IV, JTYPE, NVJ
-from .spatial import FREE, SPHERICAL
+from .spatial import FMA, FREE, SPHERICAL
 
 # B_k / k! of the right-trivialised dexp^-1 (as artidyn.sim.integrate._DEXPINV): k = 1, 2, 4, 6, 8
 DEXPINV = (0.5, 1.0 / 12, 0.0, -1.0 / 720, 0.0, 1.0 / 30240, 0.0, -1.0 / 1209600)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def rotvec_quat(w0, w1, w2):
     """Unit quaternion (x, y, z, w) of the rotation vector w."""
     t = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
@@ -37,7 +37,7 @@ def rotvec_quat(w0, w1, w2):
     return k * w0, k * w1, k * w2, c
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def quat_mul(a0, a1, a2, a3, b0, b1, b2, b3):
     """Hamilton product a b of quaternions (x, y, z, w)."""
     return (a3 * b0 + a0 * b3 + a1 * b2 - a2 * b1,
@@ -46,7 +46,7 @@ def quat_mul(a0, a1, a2, a3, b0, b1, b2, b3):
             a3 * b3 - a0 * b0 - a1 * b1 - a2 * b2)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def quat_rotate(x, y, z, w, v0, v1, v2):
     """R(quat) v for a unit quaternion."""
     t0 = 2.0 * (y * v2 - z * v1)
@@ -55,7 +55,7 @@ def quat_rotate(x, y, z, w, v0, v1, v2):
     return (v0 + w * t0 + y * t2 - z * t1, v1 + w * t1 + z * t0 - x * t2, v2 + w * t2 + x * t1 - y * t0)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def quat_log(x, y, z, w):
     """Rotation vector of a unit quaternion, angle in [0, pi] (as spatial.quat_to_rotvec)."""
     if w < 0.0:
@@ -68,7 +68,7 @@ def quat_log(x, y, z, w):
     return f * x, f * y, f * z
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def so3_left_jacobian_apply(w0, w1, w2, u0, u1, u2, inverse):
     """V(w) u, or V(w)^-1 u when ``inverse``."""
     t2 = w0 * w0 + w1 * w1 + w2 * w2
@@ -89,7 +89,7 @@ def so3_left_jacobian_apply(w0, w1, w2, u0, u1, u2, inverse):
     return u0 + a * c0 + b * d0, u1 + a * c1 + b * d1, u2 + a * c2 + b * d2
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def integrate_q(B, q, x, h, out):
     """out (nq) <- q (+) h x: the configuration reached from q along the velocity x in time h."""
     for i in range(1, B.shape[0]):
@@ -114,7 +114,7 @@ def integrate_q(B, q, x, h, out):
             out[o + r] = n[r] / s
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def difference_q(B, q0, q1, out):
     """out (nv) <- the velocity x with integrate(q0, x) = q1 (shortest rotation)."""
     for i in range(1, B.shape[0]):
@@ -138,7 +138,7 @@ def difference_q(B, q0, q1, out):
             out[kv + 3], out[kv + 4], out[kv + 5] = u
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def dexp_inv_v(B, xi, v, out):
     """out (nv) <- d xi / dt for the body velocity v at the chart point xi (flat joints: v)."""
     for k in range(v.shape[0]):

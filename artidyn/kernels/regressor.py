@@ -28,21 +28,21 @@ import numba as nb
 import numpy as np
 
 from .pack import A, C, F, GRAVITY, IA, IV, JTYPE, NVJ, PARENT, PITCH, RA, U, UU, V
-from .spatial import (HELICAL, all_finite, cross_joint_motion_add, joint_motion, joint_row, joint_transform, load_q,
-                      motion_to_child)
+from .spatial import (FMA, HELICAL, all_finite, cross_joint_motion_add, joint_motion, joint_row, joint_transform,
+                      load_q, motion_to_child)
 from .types import BUF, I64, MAT, OUT2, OUT3, VEC
 
 VB, AB, MARK = IA, IA + np.int64(6), UU
 NB_BODY, NB_DOF = 10, 4    # as artidyn.identification.parameters
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def n_params(B):
     """10 nb + 4 nv."""
     return NB_BODY * (B.shape[0] - 1) + NB_DOF * int(B[0, IV])
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def to_body_axes(B, i, X, Y):
     """B[i, Y] <- the motion B[i, X] (internal axes) in body axes: both halves turned by Ra_i."""
     for h in range(0, 6, 3):
@@ -51,7 +51,7 @@ def to_body_axes(B, i, X, Y):
             B[i, Y + h + r] = B[i, RA + 3 * r] * x0 + B[i, RA + 3 * r + 1] * x1 + B[i, RA + 3 * r + 2] * x2
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def body_axes(B, i, X):
     """The motion B[i, X] (internal axes) in body axes, as a 6-tuple."""
     w0, w1, w2, u0, u1, u2 = B[i, X], B[i, X + 1], B[i, X + 2], B[i, X + 3], B[i, X + 4], B[i, X + 5]
@@ -64,7 +64,7 @@ def body_axes(B, i, X):
             B[i, e + 6] * u0 + B[i, e + 7] * u1 + B[i, e + 8] * u2)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def cross_motion(m, x):
     """m (.) x = [w x a; w x b + v x a] for the 6-tuples m = [w; v], x = [a; b]."""
     w0, w1, w2, v0, v1, v2 = m
@@ -74,7 +74,7 @@ def cross_motion(m, x):
             w0 * b1 - w1 * b0 + v0 * a1 - v1 * a0)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def inertia_coefficients(s, x):
     """y(s, x): ``s . (I x) = y . [m, mcx, mcy, mcz, XX, XY, XZ, YY, YZ, ZZ]`` for the motions
     s = [sw; su], x = [w; u] (body axes). From ``I x = [I_O w + h x u; m u + w x h]``::
@@ -90,7 +90,7 @@ def inertia_coefficients(s, x):
             s0 * w0, s0 * w1 + s1 * w0, s0 * w2 + s2 * w0, s1 * w1, s1 * w2 + s2 * w1, s2 * w2)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def regressor_montee(B, qd, qdd):
     """v_i, a_i of every body (gravity included) in internal axes (V, A) and body axes (VB, AB)."""
     for r in range(3):
@@ -111,7 +111,7 @@ def regressor_montee(B, qd, qdd):
         to_body_axes(B, i, A, AB)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def regressor_state(B, qd, qdd, Y):
     """Y (nv, n_params) <- the regressor of the state whose q was loaded by ``load_q``; True when
     every entry is finite (checked as it is written: ``y - y`` is 0, or NaN for inf and NaN)."""
@@ -158,7 +158,7 @@ def regressor_state(B, qd, qdd, Y):
     return nan == 0.0
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def state_ok(B, q, qd, qdd, Y):
     """Sizes, finite values, unit quaternions of one state (q is loaded into B)."""
     nv = int(B[0, IV])

@@ -34,7 +34,7 @@ from .energy import energy_after_dynamics
 from .manifold import dexp_inv_v, difference_q, integrate_q
 from .pack import IQ, IV
 from .rnea import rnea_state
-from .spatial import all_finite, load_q
+from .spatial import FMA, all_finite, load_q
 from .types import FRICTION, HAS_FEXT, NO_COULOMB
 from .slots import (BAD_INPUT, CF_ATOL, CF_DT, CF_ENERGY_TOL, CF_ESCALE, CF_RTOL, CF_SIZE, CF_T0, CI_CLAMP_SAMPLES,
                     CI_CONSERVATIVE, CI_COULOMB, CI_CTRL, CI_EVERY, CI_FEXT, CI_FRICTION, CI_MAX_STEPS, CI_METHOD,
@@ -47,7 +47,7 @@ from .slots import (BAD_INPUT, CF_ATOL, CF_DT, CF_ENERGY_TOL, CF_ESCALE, CF_RTOL
                     W_TAU, W_TS, W_V, W_VR, W_X, W_XI)  # noqa: F401  (also read from here)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def finite_n(x, n):
     """True when x[0 .. n-1] are all finite (no slice: a view costs a reference count)."""
     for k in range(n):
@@ -58,7 +58,7 @@ def finite_n(x, n):
 
 # --- inputs over time --------------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def table_row(tt, t, left):
     """Index k of the table row in force at time t: the last tt[k] <= t (``left``: tt[k] < t, the
     value held up to a breakpoint), within a rounding tolerance; 0 before the table."""
@@ -76,7 +76,7 @@ def table_row(tt, t, left):
     return lo
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def table_weight(tt, t, k):
     """Linear interpolation weight s in [0, 1] between rows k and k + 1 at time t."""
     if k + 1 >= tt.shape[0]:
@@ -85,7 +85,7 @@ def table_weight(tt, t, k):
     return min(1.0, max(0.0, s))
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def input_vector(mode, tt, tv, t, left, out):
     """out <- a vector input (rows of tv (K, n)) at time t: constant row 0, held, or interpolated."""
     n = tv.shape[1]
@@ -104,7 +104,7 @@ def input_vector(mode, tt, tv, t, left, out):
         out[c] = tv[k, c]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def input_wrenches(mode, ft, fv, t, left, out):
     """out (nb+1, 6) <- external wrenches at time t (rows of fv (K, nb+1, 6))."""
     k = 0 if mode == CONSTANT else table_row(ft, t, left)
@@ -114,7 +114,7 @@ def input_wrenches(mode, ft, fv, t, left, out):
             out[i, r] = fv[k, i, r] if s == 0.0 else (1.0 - s) * fv[k, i, r] + s * fv[k + 1, i, r]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def reference(B, ref_t, ref_q, ref_v, ref_a, t, W):
     """W[W_QR], W[W_VR], W[W_AR] <- the reference (q, v, a) at time t; q interpolated on the
     manifold, q_k (+) s (q_k+1 (-) q_k)."""
@@ -133,7 +133,7 @@ def reference(B, ref_t, ref_q, ref_v, ref_a, t, W):
         W[W_AR, c] = (1.0 - s) * ref_a[k, c] + s * ref_a[k + 1, c]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, tau):
     """tau += the controller's torque on the actuated dofs (gains rows: kp, kd, actuated 0/1)::
 
@@ -156,7 +156,7 @@ def controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, 
             tau[c] += gains[G_ACT, c] * W[W_C1, c]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def accel(B, ci, t, left, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, a, tau,
           extra=0):
     """The dynamics stage: tau <- tau(t, q, v), a <- aba(q, v, tau, f_ext(t)); False when q is
@@ -179,7 +179,7 @@ def accel(B, ci, t, left, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref
 
 # --- small linear algebra (implicit step) ------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def cholesky(M):
     """M <- its lower Cholesky factor L (M = L L^T, lower triangle); False when M is not
     positive definite."""
@@ -200,7 +200,7 @@ def cholesky(M):
     return True
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def cholesky_solve(L, b):
     """b <- (L L^T)^-1 b for the factor of :func:`cholesky`."""
     n = L.shape[0]
@@ -217,7 +217,7 @@ def cholesky_solve(L, b):
         b[i] = s / M[i, i]
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def coulomb_box(nv, h, gains, L, G, v, lam):
     """Joint Coulomb friction as impulses in the implicit step (MuJoCo's "frictionloss" idea).
 
@@ -252,7 +252,7 @@ def coulomb_box(nv, h, gains, L, G, v, lam):
 
 # --- bookkeeping: samples, limits, energy --------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def write_sample(B, ci, cf, j, q, v, a, tau, q_out, v_out, a_out, tau_out, e_out, sf):
     """Sample j <- the state (q, v) with the acceleration and torque a, tau there (the arrays
     that ci[CI_RECORD] selects); energy check. The dynamics pass that gave a must be the
@@ -285,7 +285,7 @@ def write_sample(B, ci, cf, j, q, v, a, tau, q_out, v_out, a_out, tau_out, e_out
     return not (ci[CI_CONSERVATIVE] and drift > cf[CF_ENERGY_TOL])
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def check_limits(B, lim, q_prev, q, t, events, si):
     """Record every entry of q that left its range during the step: (q index, t, value, side).
     Quaternion entries come with infinite limits (the Python side sets them), so only the flat
@@ -306,7 +306,7 @@ def check_limits(B, lim, q_prev, q, t, events, si):
 
 # --- one step of each fixed-step method ----------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, M, G):
     """(q, v) <- one step of the fixed-step method from (t, q, v); W[W_A] holds a(t, q, v).
     Returns a status code (OK, NONFINITE, NOT_SPD)."""
@@ -373,7 +373,7 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, r
 
 # --- the run ------------------------------------------------------------------------------------
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
     """Make W[W_A], W[W_TAU] the acceleration and torque at (t, q, v) unless they already are."""
     if si[SI_FSAL]:
@@ -385,7 +385,7 @@ def fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref
     return ok
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def run_fixed(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, j_stop,
               q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, M, G):
     """Fixed-step run from step si[SI_STEP] until sample j_stop is written (or the step limit)."""
@@ -422,7 +422,7 @@ def run_fixed(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
     return OK
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def dopri_error(nv, h, W, v, atol, rtol):
     """RMS of the local error estimate h sum_i e_i k_i over the scale atol + rtol |y|."""
     acc = 0.0
@@ -438,7 +438,7 @@ def dopri_error(nv, h, W, v, atol, rtol):
     return math.sqrt(acc / (2 * nv)) if nv > 0 else 0.0
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def dense_sample(B, nv, h, theta, q0, v0, W, qs, vs):
     """(qs, vs) <- the continuous extension at t + theta h of the accepted step held in W."""
     for c in range(nv):
@@ -461,7 +461,7 @@ def dense_sample(B, nv, h, theta, q0, v0, W, qs, vs):
     integrate_q(B, q0, W[W_X], 1.0, qs)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, j_stop,
               q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, qs, vs):
     """Adaptive Dormand-Prince run from sf[SF_T] until sample j_stop is written."""
@@ -569,7 +569,7 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
     return OK
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def run_state(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, j_stop,
               q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, M, G, qs, vs):
     """One run (or segment): dispatch on the method; sets and returns si[SI_STATUS]."""
@@ -597,7 +597,7 @@ def simulate_segment(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_
                      j_stop, q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, M, G, qs, vs)
 
 
-@nb.njit
+@nb.njit(fastmath=FMA)
 def rollout_chunk(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
                   q_out, v_out, a_out, tau_out, e_out, events, si, sf, lo, hi):
     """Runs lo .. hi-1 on a private copy of the table and private scratch."""
