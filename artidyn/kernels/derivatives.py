@@ -101,9 +101,9 @@ def dot6(x, y):
 
 @nb.njit(fastmath=FMA)
 def dot6r(X, k, o, y):
-    """X[k, o:o+6] . y"""
-    return (X[k, o] * y[0] + X[k, o + 1] * y[1] + X[k, o + 2] * y[2] + X[k, o + 3] * y[3]
-            + X[k, o + 4] * y[4] + X[k, o + 5] * y[5])
+    """X[k, o:o+6] . y, summed as two halves (two chains of three multiply-adds, not one of six)"""
+    return ((X[k, o] * y[0] + X[k, o + 1] * y[1] + X[k, o + 2] * y[2])
+            + (X[k, o + 3] * y[3] + X[k, o + 4] * y[4] + X[k, o + 5] * y[5]))
 
 
 # --- passes ------------------------------------------------------------------------------------
@@ -203,8 +203,7 @@ def forward_pass(B, W, S, qd, qdd, fext, opts):
 @nb.njit(fastmath=FMA)
 def backward_pass(B, W, S, lam, opts, dq, dv, M):
     """dq, dv, M (nv, nv) <- d tau/dq, d tau/dv, M from the forward pass; W's I, Idot, h, f rows
-    become subtree sums. Returns the sum of every entry written (NaN or inf: not finite)."""
-    chk = 0.0
+    become subtree sums."""
     nv = dq.shape[0]
     for r in range(nv):
         for c in range(nv):
@@ -230,7 +229,6 @@ def backward_pass(B, W, S, lam, opts, dq, dv, M):
                 dv[k, c] = y1
                 M[k, c] = x
                 M[c, k] = x
-                chk += y0 + y1 + x
                 if c < k0 + n - 1 and c >= k0:
                     c += 1
                 elif c >= k0:
@@ -250,7 +248,6 @@ def backward_pass(B, W, S, lam, opts, dq, dv, M):
                 y1 = dot6r(S, c, DS, dFv)
                 dq[c, k] = y0
                 dv[c, k] = y1
-                chk += y0 + y1
                 c = lam[c]
         if p > 0:
             for j in range(WF, WWIDTH):
@@ -263,43 +260,59 @@ def backward_pass(B, W, S, lam, opts, dq, dv, M):
             dq[k, k] += B[i, STIFF + j]
             if opts & FRICTION:
                 dv[k, k] += B[i, DAMP + j]
-    return chk
+
+
+@nb.njit(fastmath=FAST)
+def finite_sum(X):
+    """The sum of the entries of the C-contiguous matrix X (NaN when one is not finite), in any
+    order: one vectorised loop, not a chain of additions."""
+    x = X.reshape(X.size)
+    s = 0.0
+    for k in range(x.shape[0]):
+        s += x[k]
+    return s
 
 
 # --- solves with many right-hand sides ----------------------------------------------------------
 
 @nb.njit(fastmath=FAST)
-def solve_m_rows(Uf, sub, D, X, Y):
-    """X[0] <- -M^-1 X[0], X[1] <- -M^-1 X[1], X[2] <- M^-1 X[2] (X (3, nv, nv)), M = U D U^T
-    factored by ``utdu``: row operations over subtrees. The three matrices are set side by side
-    in Y (nv, 3 nv) first, so that each row operation is one loop of 3 nv entries (a loop of nv
-    spends as long on its set-up as on its work on a 50-dof robot)."""
-    n = X.shape[1]
-    w = 3 * n
-    for j in range(3):
-        for r in range(n):
-            for c in range(n):
-                Y[r, j * n + c] = X[j, r, c]
-    for i in range(n - 1, -1, -1):               # U^-1
-        for k in range(i + 1, i + sub[i]):
+def solve_m_rows(Uf, lam, sub, D, Y, o0, o1, o2):
+    """o0 <- -M^-1 R0, o1 <- -M^-1 R1, o2 <- M^-1 R2 (each (nv, nv)) for M = U D U^T factored by
+    ``utdu`` and the right-hand sides interleaved column by column in Y (nv, 3 nv), ``Y[r, 3 c +
+    j] = Rj[r, c]`` (the backward pass writes dtau/dq and dtau/dv there, the identity is the
+    third): row operations along the dof tree, Y overwritten.
+
+    With the interleaving a row operation is one loop over ``3 e`` entries, e the first column
+    that is zero in all three. The right-hand sides have M's pattern: row r nonzero only at its
+    ancestors, r and its subtree, all of them below ``r + sub[r]`` in depth-first order, and U^-1
+    keeps that bound row by row (U^-T fills the rows). Each sweep moves along rows k and touches
+    only k and its ancestors (a few rows that stay in the L1 cache): U^-1 pushes the finished
+    row k into its ancestors (bottom up), then scales it by 1 / D_k; U^-T pulls the finished
+    ancestor rows into row k (top down)."""
+    n = Y.shape[0]
+    for k in range(n - 1, -1, -1):               # U^-1, then D^-1
+        e = 3 * (k + sub[k])
+        i = lam[k]
+        while i >= 0:
             u = Uf[i, k]
-            for c in range(w):
+            for c in range(e):
                 Y[i, c] -= u * Y[k, c]
-    for i in range(n):
-        d = 1.0 / D[i]
-        for c in range(2 * n):
-            Y[i, c] *= -d
-        for c in range(2 * n, w):
-            Y[i, c] *= d
-    for i in range(n):                           # U^-T
-        for k in range(i + 1, i + sub[i]):
+            i = lam[i]
+        d = 1.0 / D[k]
+        for c in range(3 * n):
+            Y[k, c] *= d
+    for k in range(n):                           # U^-T
+        i = lam[k]
+        while i >= 0:
             u = Uf[i, k]
-            for c in range(w):
+            for c in range(3 * n):
                 Y[k, c] -= u * Y[i, c]
-    for j in range(3):
-        for r in range(n):
-            for c in range(n):
-                X[j, r, c] = Y[r, j * n + c]
+            i = lam[i]
+    for r in range(n):
+        for c in range(n):
+            o0[r, c] = -Y[r, 3 * c]
+            o1[r, c] = -Y[r, 3 * c + 1]
+            o2[r, c] = Y[r, 3 * c + 2]
 
 
 # --- one state ------------------------------------------------------------------------------------
@@ -336,18 +349,19 @@ def views(B, work, tree):
 
 
 @nb.njit(fastmath=FMA)
-def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, Y, lam, sub, X):
-    """One state (RNEA_D: x1, x2 = v, a; ABA_D: v, tau) into X (3, nv, nv), C-contiguous; a code."""
+def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, Y, lam, sub, o0, o1, o2):
+    """One state (RNEA_D: x1, x2 = v, a; ABA_D: v, tau) into o0, o1, o2 (nv, nv), C-contiguous;
+    a code."""
     nv = int(B[0, IV])
-    o0, o1, o2 = X[0], X[1], X[2]
     if not inputs_ok(B, q, x1, x2, fext, opts, D[:nv]):
         return BAD_INPUT
     if kind == RNEA_D:
         forward_pass(B, W, S, x1, x2, fext, opts)
-        chk = backward_pass(B, W, S, lam, opts, o0, o1, o2)
+        backward_pass(B, W, S, lam, opts, o0, o1, o2)
+        chk = finite_sum(o0) + finite_sum(o1) + finite_sum(o2)
         return OK if chk - chk == 0.0 else BAD_INPUT
     # a = aba(q, v, tau) (a zero pivot of a singular M: the division raises, caught here), the
-    # derivatives of the RNEA at (q, v, a), M = U D U^T
+    # derivatives of the RNEA at (q, v, a) into Y's first two interleaved columns, M = U D U^T
     D, a = D[:nv], D[nv:2 * nv]
     try:
         aba_state(B, x1, x2, fext, opts, a)
@@ -356,23 +370,22 @@ def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, Y, lam, sub, 
     if not all_finite(a):
         return SINGULAR
     forward_pass(B, W, S, x1, a, fext, opts)
-    chk = backward_pass(B, W, S, lam, opts, o0, o1, Mw)
+    backward_pass(B, W, S, lam, opts, Y[:, 0::3], Y[:, 1::3], Mw)
+    chk = finite_sum(Mw)
     if not chk - chk == 0.0:
         return BAD_INPUT
-    if not utdu(Mw, lam, sub, D, o2[0]):            # o2: scratch until set below
+    if not utdu(Mw, lam, sub, D, o2[0]):            # o2: scratch until the solves
         return SINGULAR
     for r in range(nv):
         for c in range(nv):
-            o2[r, c] = 1.0 if r == c else 0.0
-    solve_m_rows(Mw, sub, D, X, Y)
-    chk = 0.0
+            Y[r, 3 * c + 2] = 1.0 if r == c else 0.0
+    solve_m_rows(Mw, lam, sub, D, Y, o0, o1, o2)
     for r in range(nv):                          # exactly symmetric
         for c in range(r):
             x = 0.5 * (o2[r, c] + o2[c, r])
             o2[r, c] = x
             o2[c, r] = x
-        for c in range(nv):
-            chk += o0[r, c] + o1[r, c] + o2[r, c]
+    chk = finite_sum(o0) + finite_sum(o1) + finite_sum(o2)    # NaN or inf in dtau/dq or dtau/dv reach o0, o1
     return OK if chk - chk == 0.0 else BAD_INPUT
 
 
@@ -384,7 +397,7 @@ def derivatives_single(B, kind, q, x1, x2, fext, opts, out):
         return BAD_INPUT
     work, tree = new_scratch(B)
     W, S, Mw, D, Y, lam, sub = views(B, work, tree)
-    return derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, Y, lam, sub, out)
+    return derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, Y, lam, sub, out[0], out[1], out[2])
 
 
 @nb.njit(fastmath=FMA)
@@ -392,15 +405,10 @@ def run_chunk(B, kind, Q, X1, X2, Fext, opts, out, codes, lo, hi):
     Bc = B.copy()
     work, tree = new_scratch(Bc)
     W, S, Mw, D, Y, lam, sub = views(Bc, work, tree)
-    nv = Mw.shape[0]
-    X = np.empty((3, nv, nv))            # one state's result, contiguous (solve_m_rows), then copied
     for k in range(lo, hi):
         fk = Fext[k] if opts & HAS_FEXT else Fext[0]
-        codes[k] = derivatives_state(Bc, kind, Q[k], X1[k], X2[k], fk, opts, W, S, Mw, D, Y, lam, sub, X)
-        for j in range(3):
-            for r in range(nv):
-                for c in range(nv):
-                    out[j, k, r, c] = X[j, r, c]
+        codes[k] = derivatives_state(Bc, kind, Q[k], X1[k], X2[k], fk, opts, W, S, Mw, D, Y, lam, sub,
+                                     out[0, k], out[1, k], out[2, k])
 
 
 @nb.njit(I64(BUF, I64, MAT, MAT, MAT, TEN, I64, OUT4, nb.int64[::1], I64), cache=True, parallel=True)
