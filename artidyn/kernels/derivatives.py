@@ -23,11 +23,13 @@ the rigid-body form with zero mass: first moment ``w x c + m u``, rotational par
 stored as 13 numbers (m, c, Ibar) and applied by :func:`.spatial.rigid_inertia_apply`.
 Then ``diag(stiffness)``, ``diag(damping)`` (friction on) and ``diag(armature)``.
 
-ABA: ``a = aba(q, v, tau)`` (:func:`.aba.aba_state`; the division by a zero pivot of a singular
-M raises inside the kernel and is caught there), the derivatives above at (q, v, a), ``M = U D
-U^T`` by the tree-sparse factorisation (:func:`.constrained.utdu`), then
-``da/dq = -M^-1 dtau/dq``, ``da/dv = -M^-1 dtau/dv``, ``Minv = M^-1`` by row-wise solves that
-touch only the ancestor pattern (Featherstone, "Rigid Body Dynamics Algorithms", sec. 6.5).
+ABA: the forward pass at qdd = 0 gives, summed over subtrees, the composite inertias and bias
+wrenches, hence M and ``b(q, v)`` (the torques at qdd = 0); ``M = U D U^T`` by the tree-sparse
+factorisation (:func:`.constrained.utdu`, Featherstone, "Rigid Body Dynamics Algorithms", sec.
+6.5), ``a = M^-1 (tau - b)``; the forward quantities that depend on qdd (accelerations,
+wrenches, dA) are linear in it and are moved to qdd = a; then the backward pass above at (q, v,
+a), and ``da/dq = -M^-1 dtau/dq``, ``da/dv = -M^-1 dtau/dv``, ``Minv = M^-1`` by solves with
+the same factor along the dof tree. No separate ABA pass: the factor of M serves both.
 
 Entry points return a code (``OK``, ``BAD_INPUT``: sizes, NaN, quaternion, non-finite result;
 ``SINGULAR``: M not positive definite); the Python side then runs the reference code.
@@ -37,19 +39,21 @@ da/dq, da/dv, M^-1.
 import numba as nb
 import numpy as np
 
-from .aba import aba_state
-from .constrained import FAST, dof_parents, subtree_sizes, utdu
+from .constrained import FAST, dof_parents, solve_m, subtree_sizes, utdu
 from .crba import world_twists
 from .kinematics import body_rotation, placements_state
-from .pack import ARM, DAMP, GRAVITY, IA, IV, MASS, NVJ, P0, PARENT, R0, STIFF, U
+from .pack import ARM, COUL, DAMP, GRAVITY, IA, IV, MASS, NVJ, P0, PARENT, QN, R0, REST, STIFF, U
 from .spatial import FMA, all_finite, rigid_inertia_apply, rigid_inertia_transform_add
-from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, OUT3, OUT4, TEN, VEC, inputs_ok
+from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, NO_COULOMB, OUT3, OUT4, TEN, VEC, inputs_ok
 
 OK, BAD_INPUT, SINGULAR = 0, 1, 2
 RNEA_D, ABA_D = 0, 1
-# per-body work columns of W: world v, a; subtree sums of f, h (momentum), I (13), Idot (13)
+# per-body work columns of W: world v, a; subtree sums of f, h (momentum), I (13), Idot (13) (up
+# to WSUM); ABA's composite inertia, bias wrench (subtree sums) and acceleration increment
 WV, WA, WF, WH, WI, WD = 0, 6, 12, 18, 24, 37
-WWIDTH = 50
+WSUM = 50
+WIC, WFC, WDL = 50, 63, 69
+WWIDTH = 75
 # per-dof work columns of S: world twist s, dV, dA, dAv
 DS, DV, DA, DW = 0, 6, 12, 18
 
@@ -201,15 +205,18 @@ def forward_pass(B, W, S, qd, qdd, fext, opts):
 
 
 @nb.njit(fastmath=FMA)
-def backward_pass(B, W, S, lam, opts, dq, dv, M):
-    """dq, dv, M (nv, nv) <- d tau/dq, d tau/dv, M from the forward pass; W's I, Idot, h, f rows
-    become subtree sums."""
+def backward_pass(B, W, S, lam, opts, dq, dv, M, with_m):
+    """dq, dv (nv, nv) <- d tau/dq, d tau/dv from the forward pass, and M (nv, nv) <- M when
+    ``with_m`` (else M is not touched); W's I, Idot, h, f rows become subtree sums."""
     nv = dq.shape[0]
     for r in range(nv):
         for c in range(nv):
             dq[r, c] = 0.0
             dv[r, c] = 0.0
-            M[r, c] = 0.0
+    if with_m:
+        for r in range(nv):
+            for c in range(nv):
+                M[r, c] = 0.0
     for i in range(B.shape[0] - 1, 0, -1):
         p, k0, n = int(B[i, PARENT]), int(B[i, IV]), int(B[i, NVJ])
         hC, fC = row6(W, i, WH), row6(W, i, WF)
@@ -224,11 +231,12 @@ def backward_pass(B, W, S, lam, opts, dq, dv, M):
             while c >= 0:
                 y0 = dot6r(S, c, DV, zB) + dot6r(S, c, DA, zI)
                 y1 = dot6r(S, c, DS, zB) + dot6r(S, c, DW, zI)
-                x = dot6r(S, c, DS, zI)
                 dq[k, c] = y0
                 dv[k, c] = y1
-                M[k, c] = x
-                M[c, k] = x
+                if with_m:
+                    x = dot6r(S, c, DS, zI)
+                    M[k, c] = x
+                    M[c, k] = x
                 if c < k0 + n - 1 and c >= k0:
                     c += 1
                 elif c >= k0:
@@ -250,16 +258,89 @@ def backward_pass(B, W, S, lam, opts, dq, dv, M):
                 dv[c, k] = y1
                 c = lam[c]
         if p > 0:
-            for j in range(WF, WWIDTH):
+            for j in range(WF, WSUM):
                 W[p, j] += W[i, j]
     for i in range(1, B.shape[0]):
         k0 = int(B[i, IV])
         for j in range(int(B[i, NVJ])):
             k = k0 + j
-            M[k, k] += B[i, ARM + j]
+            if with_m:
+                M[k, k] += B[i, ARM + j]
             dq[k, k] += B[i, STIFF + j]
             if opts & FRICTION:
                 dv[k, k] += B[i, DAMP + j]
+
+
+@nb.njit(fastmath=FMA)
+def mass_and_bias(B, W, S, lam, opts, qd, tau, M, u):
+    """M (nv, nv) and u = tau - b(q, v) (nv), b the joint torques at qdd = 0, from a forward pass
+    run with qdd = 0: the composite inertias and bias wrenches are summed over subtrees in the
+    WIC, WFC columns (the per-body ones stay for the backward pass). Per dof k of joint i, with
+    ``zI = I^C_i s_k``: ``M_kc = M_ck = zI.s_c`` on the path root..i, ``b_k = s_k.f^C_i`` plus
+    the joint's spring, damping and Coulomb terms (as the RNEA); armature on M's diagonal."""
+    nv = M.shape[0]
+    for r in range(nv):
+        for c in range(nv):
+            M[r, c] = 0.0
+    nb1 = B.shape[0]
+    for i in range(1, nb1):
+        for j in range(13):
+            W[i, WIC + j] = W[i, WI + j]
+        for j in range(6):
+            W[i, WFC + j] = W[i, WF + j]
+    for i in range(nb1 - 1, 0, -1):
+        p, k0, n = int(B[i, PARENT]), int(B[i, IV]), int(B[i, NVJ])
+        first = lam[k0] if n > 0 else -1
+        for j in range(n):
+            k = k0 + j
+            s = row6(S, k, DS)
+            zI = rigid_inertia_apply(W, i, WIC, s)
+            c = k0
+            while c >= 0:
+                x = dot6r(S, c, DS, zI)
+                M[k, c] = x
+                M[c, k] = x
+                if c < k0 + n - 1 and c >= k0:
+                    c += 1
+                elif c >= k0:
+                    c = first
+                else:
+                    c = lam[c]
+            x = tau[k] - dot6r(W, i, WFC, s)
+            if B[i, STIFF + j] != 0.0:
+                x -= B[i, STIFF + j] * (B[i, QN + j] - B[i, REST + j])
+            if opts & FRICTION:
+                x -= B[i, DAMP + j] * qd[k]
+                if not opts & NO_COULOMB:
+                    x -= B[i, COUL + j] * (1.0 if qd[k] > 0 else (-1.0 if qd[k] < 0 else 0.0))
+            u[k] = x
+            M[k, k] += B[i, ARM + j]
+        if p > 0:
+            for j in range(WIC, WDL):
+                W[p, j] += W[i, j]
+
+
+@nb.njit(fastmath=FMA)
+def add_acceleration(B, W, S, qdd):
+    """Turn a forward pass run with qdd = 0 into one with ``qdd``: the world accelerations grow
+    by ``delta_i = delta_p + sum_k s_k qdd_k`` (column WDL; the WA columns keep qdd = 0's, the
+    backward pass does not read them), the wrenches by ``I_i delta_i`` and each dA_k by
+    ``delta_p x s_k``: the quantities that depend on qdd, all linearly."""
+    for r in range(6):
+        W[0, WDL + r] = 0.0
+    for i in range(1, B.shape[0]):
+        p, k0, n = int(B[i, PARENT]), int(B[i, IV]), int(B[i, NVJ])
+        dp = row6(W, p, WDL)
+        d = dp
+        for j in range(n):
+            k = k0 + j
+            s = row6(S, k, DS)
+            put6(S, k, DA, add6(row6(S, k, DA), crm(dp, s)))
+            x = qdd[k]
+            d = (d[0] + s[0] * x, d[1] + s[1] * x, d[2] + s[2] * x, d[3] + s[3] * x, d[4] + s[4] * x,
+                 d[5] + s[5] * x)
+        put6(W, i, WDL, d)
+        put6(W, i, WF, add6(row6(W, i, WF), rigid_inertia_apply(W, i, WI, d)))
 
 
 @nb.njit(fastmath=FAST)
@@ -357,25 +438,27 @@ def derivatives_state(B, kind, q, x1, x2, fext, opts, W, S, Mw, D, Y, lam, sub, 
         return BAD_INPUT
     if kind == RNEA_D:
         forward_pass(B, W, S, x1, x2, fext, opts)
-        backward_pass(B, W, S, lam, opts, o0, o1, o2)
+        backward_pass(B, W, S, lam, opts, o0, o1, o2, True)
         chk = finite_sum(o0) + finite_sum(o1) + finite_sum(o2)
         return OK if chk - chk == 0.0 else BAD_INPUT
-    # a = aba(q, v, tau) (a zero pivot of a singular M: the division raises, caught here), the
-    # derivatives of the RNEA at (q, v, a) into Y's first two interleaved columns, M = U D U^T
+    # the forward pass at qdd = 0, M and u = tau - b, M = U D U^T, a = M^-1 u, the forward pass
+    # moved to qdd = a, the derivatives of the RNEA at (q, v, a) into Y's first two interleaved
+    # columns (M is already there)
     D, a = D[:nv], D[nv:2 * nv]
-    try:
-        aba_state(B, x1, x2, fext, opts, a)
-    except Exception:
-        return SINGULAR
-    if not all_finite(a):
-        return SINGULAR
+    for k in range(nv):
+        a[k] = 0.0
     forward_pass(B, W, S, x1, a, fext, opts)
-    backward_pass(B, W, S, lam, opts, Y[:, 0::3], Y[:, 1::3], Mw)
+    mass_and_bias(B, W, S, lam, opts, x1, x2, Mw, a)
     chk = finite_sum(Mw)
     if not chk - chk == 0.0:
         return BAD_INPUT
     if not utdu(Mw, lam, sub, D, o2[0]):            # o2: scratch until the solves
         return SINGULAR
+    solve_m(Mw, sub, D, a)
+    if not all_finite(a):
+        return SINGULAR
+    add_acceleration(B, W, S, a)
+    backward_pass(B, W, S, lam, opts, Y[:, 0::3], Y[:, 1::3], Mw, False)
     for r in range(nv):
         for c in range(nv):
             Y[r, 3 * c + 2] = 1.0 if r == c else 0.0
