@@ -110,6 +110,17 @@ def dot6r(X, k, o, y):
             + (X[k, o + 3] * y[3] + X[k, o + 4] * y[4] + X[k, o + 5] * y[5]))
 
 
+@nb.njit(fastmath=FMA)
+def next_on_path(c, k0, n, first, lam):
+    """The column after c on the path of a dof of the joint whose dofs are k0 .. k0 + n - 1: the
+    joint's own dofs, then its ancestors ``first = lam[k0]``, ``lam[first]`` ... (-1: done)."""
+    if k0 <= c < k0 + n - 1:
+        return c + 1
+    if c >= k0:
+        return first
+    return lam[c]
+
+
 # --- passes ------------------------------------------------------------------------------------
 
 @nb.njit(fastmath=FMA)
@@ -237,12 +248,7 @@ def backward_pass(B, W, S, lam, opts, dq, dv, M, with_m):
                     x = dot6r(S, c, DS, zI)
                     M[k, c] = x
                     M[c, k] = x
-                if c < k0 + n - 1 and c >= k0:
-                    c += 1
-                elif c >= k0:
-                    c = first
-                else:
-                    c = lam[c]
+                c = next_on_path(c, k0, n, first, lam)
             if first < 0:
                 continue
             # column k, rows of the strict ancestors: the derivative of the subtree's wrench
@@ -300,12 +306,7 @@ def mass_and_bias(B, W, S, lam, opts, qd, tau, M, u):
                 x = dot6r(S, c, DS, zI)
                 M[k, c] = x
                 M[c, k] = x
-                if c < k0 + n - 1 and c >= k0:
-                    c += 1
-                elif c >= k0:
-                    c = first
-                else:
-                    c = lam[c]
+                c = next_on_path(c, k0, n, first, lam)
             x = tau[k] - dot6r(W, i, WFC, s)
             if B[i, STIFF + j] != 0.0:
                 x -= B[i, STIFF + j] * (B[i, QN + j] - B[i, REST + j])
