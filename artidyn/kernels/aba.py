@@ -60,21 +60,27 @@ def aba_pass1(B, i, qd, fext, opts):
 
 
 @nb.njit(fastmath=FMA)
+def minus_joint_torques(B, i, j, qdk, opts, u):
+    """``u`` minus the torques at dof j of joint i (velocity ``qdk``) that do not come from the
+    bodies: the spring ``stiffness (q - rest)``, then with FRICTION the viscous ``damping qd``
+    and (unless NO_COULOMB) the Coulomb ``coulomb sign(qd)``, subtracted in that order."""
+    if B[i, STIFF + j] != 0.0:
+        u -= B[i, STIFF + j] * (B[i, QN + j] - B[i, REST + j])
+    if opts & FRICTION:
+        u -= B[i, DAMP + j] * qdk
+        if not opts & NO_COULOMB:
+            u -= B[i, COUL + j] * (1.0 if qdk > 0 else (-1.0 if qdk < 0 else 0.0))
+    return u
+
+
+@nb.njit(fastmath=FMA)
 def aba_pass2(B, i, qd, tau, opts):
     """U, D^-1, u of joint i; then what its subtree passes to the parent (I_a, p_a)."""
     t, k, n = int(B[i, JTYPE]), int(B[i, IV]), int(B[i, NVJ])
     for j in range(n):
         for r in range(6):
             B[i, U + 6 * j + r] = s_dot(B, i, t, j, IA + 6 * r)
-        s = 1.0 if qd[k + j] > 0 else (-1.0 if qd[k + j] < 0 else 0.0)
-        u = tau[k + j] - s_dot(B, i, t, j, F)
-        if B[i, STIFF + j] != 0.0:
-            u -= B[i, STIFF + j] * (B[i, QN + j] - B[i, REST + j])
-        if opts & FRICTION:
-            u -= B[i, DAMP + j] * qd[k + j]
-            if not opts & NO_COULOMB:
-                u -= B[i, COUL + j] * s
-        B[i, UU + j] = u
+        B[i, UU + j] = minus_joint_torques(B, i, j, qd[k + j], opts, tau[k + j] - s_dot(B, i, t, j, F))
         for jj in range(n):
             B[i, DINV + 6 * j + jj] = s_dot(B, i, t, jj, U + 6 * j)
         B[i, DINV + 7 * j] += B[i, ARM + j]

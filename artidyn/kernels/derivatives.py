@@ -39,12 +39,13 @@ da/dq, da/dv, M^-1.
 import numba as nb
 import numpy as np
 
+from .aba import minus_joint_torques
 from .constrained import FAST, dof_parents, solve_m, subtree_sizes, utdu
 from .crba import world_twists
 from .kinematics import body_rotation, placements_state
-from .pack import ARM, COUL, DAMP, GRAVITY, IA, IV, MASS, NVJ, P0, PARENT, QN, R0, REST, STIFF, U
+from .pack import ARM, DAMP, GRAVITY, IA, IV, MASS, NVJ, P0, PARENT, R0, STIFF, U
 from .spatial import FMA, all_finite, rigid_inertia_apply, rigid_inertia_transform_add
-from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, NO_COULOMB, OUT3, OUT4, TEN, VEC, inputs_ok
+from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, OUT3, OUT4, TEN, VEC, inputs_ok
 
 OK, BAD_INPUT, SINGULAR = 0, 1, 2
 RNEA_D, ABA_D = 0, 1
@@ -283,7 +284,8 @@ def mass_and_bias(B, W, S, lam, opts, qd, tau, M, u):
     run with qdd = 0: the composite inertias and bias wrenches are summed over subtrees in the
     WIC, WFC columns (the per-body ones stay for the backward pass). Per dof k of joint i, with
     ``zI = I^C_i s_k``: ``M_kc = M_ck = zI.s_c`` on the path root..i, ``b_k = s_k.f^C_i`` plus
-    the joint's spring, damping and Coulomb terms (as the RNEA); armature on M's diagonal."""
+    the joint's spring, damping and Coulomb terms (:func:`.aba.minus_joint_torques`, as ABA
+    subtracts them); armature on M's diagonal."""
     nv = M.shape[0]
     for r in range(nv):
         for c in range(nv):
@@ -307,14 +309,7 @@ def mass_and_bias(B, W, S, lam, opts, qd, tau, M, u):
                 M[k, c] = x
                 M[c, k] = x
                 c = next_on_path(c, k0, n, first, lam)
-            x = tau[k] - dot6r(W, i, WFC, s)
-            if B[i, STIFF + j] != 0.0:
-                x -= B[i, STIFF + j] * (B[i, QN + j] - B[i, REST + j])
-            if opts & FRICTION:
-                x -= B[i, DAMP + j] * qd[k]
-                if not opts & NO_COULOMB:
-                    x -= B[i, COUL + j] * (1.0 if qd[k] > 0 else (-1.0 if qd[k] < 0 else 0.0))
-            u[k] = x
+            u[k] = minus_joint_torques(B, i, j, qd[k], opts, tau[k] - dot6r(W, i, WFC, s))
             M[k, k] += B[i, ARM + j]
         if p > 0:
             for j in range(WIC, WDL):
@@ -347,7 +342,9 @@ def add_acceleration(B, W, S, qdd):
 @nb.njit(fastmath=FAST)
 def finite_sum(X):
     """The sum of the entries of the C-contiguous matrix X (NaN when one is not finite), in any
-    order: one vectorised loop, not a chain of additions."""
+    order: one vectorised loop over the flat array, not a chain of additions. (:func:`.crba.
+    matrix_finite`, row by row over ``x * 0``, takes 2.5x as long from 18 dof: 1.9 against
+    0.73 us for the three 50 x 50 results of a talos state.)"""
     x = X.reshape(X.size)
     s = 0.0
     for k in range(x.shape[0]):
