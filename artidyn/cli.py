@@ -3,6 +3,7 @@
     artidyn info MODEL                 tree, joints, dof, masses, limits, DH table, load report
     artidyn fk MODEL --q ... [--frame F] [--deg]   placement of a frame: 4x4, xyz, rpy, quaternion
     artidyn robots                     the model names MODEL accepts: built-ins, example-robot-data
+    artidyn compile [--jobs N]         compile every numba kernel now (the installation does it)
     artidyn report MODEL [--out DIR] [--no-files] [--traceback]
                                        model report (artidyn.report.build_report); a section that
                                        fails says so in the report (exit status 0, a warning)
@@ -45,6 +46,7 @@ EXIT_ERROR = 2
 LIMIT_MARGIN = (1e-6, 0.02)   # tolerance beyond a joint limit: 1e-6 (rad or m) + 2 % of the joint's range
 EXAMPLES = {
     "robots": ["artidyn robots", "artidyn models | grep solo"],
+    "compile": ["artidyn compile", "artidyn compile --only simulation contact --jobs 1"],
     "info": ["artidyn info panda", "artidyn info solo12 --fixed-base", "artidyn info ur5_robot --floating-base"],
     "fk": ["artidyn fk puma560 --q 0 45 -90 0 0 0 --deg", "artidyn fk ur5_robot --q 0 -1.57 1.57 0 0 0 --frame tool0"],
     "ik": ["artidyn ik puma560 --xyz 0.5 0.2 0.3 --rpy 180 0 0 --deg --all",
@@ -350,7 +352,23 @@ def cmd_robots(args):
     return 0
 
 
+def cmd_compile(args):
+    """Compile every numba kernel now (:mod:`artidyn.warmup`); exit 1 when a group failed."""
+    from .warmup import warm_up
+    results = warm_up(args.jobs, args.only)
+    return 0 if all(err is None for _, err in results.values()) else 1
+
+
 def _register_core(sub):
+    from .warmup import JOBS
+    p = sub.add_parser("compile", help="compile the numba kernels for this machine now (the installation does it)",
+                       description="Compile (or load from numba's cache) every compiled kernel, a few processes at "
+                                   "once, so that no first call waits. `pip install -e .` does it; run it after "
+                                   "an installation that could not, or after editing a kernel.")
+    p.add_argument("--jobs", "-j", type=int, default=None, help="processes at once (default: the cores, at most 4)")
+    p.add_argument("--only", nargs="+", choices=list(JOBS), metavar="GROUP",
+                   help=f"only these groups of kernels ({', '.join(JOBS)})")
+    p.set_defaults(func=cmd_compile)
     p = sub.add_parser("robots", aliases=["models"], help="list the model names MODEL accepts (built-ins, "
                        "example-robot-data)", description="The model names MODEL accepts: the built-in robots and "
                        "the robots of example-robot-data (* = floating base by default).")
