@@ -20,8 +20,9 @@ or degrees for the angles with ``--deg``; a value outside its joint's limits by 
 ``LIMIT_MARGIN`` (1e-6 plus 2 % of the joint's range) is refused, naming the joint and its limits
 and suggesting ``--deg`` when the angles look like degrees (:func:`check_limits`); ``--ignore-limits``
 takes them anyway. Without values the default posture is used (:func:`artidyn.report.default_posture`).
-The first call of a compiled kernel compiles it (about a minute, once): one line on stderr says
-so while it lasts (:mod:`artidyn.firstuse`; ``ARTIDYN_QUIET=1`` silences it).
+The installation compiles the numba kernels (``artidyn compile`` does it again); a kernel that
+still compiles at its first call says so on stderr (:mod:`artidyn.firstuse`; ``ARTIDYN_QUIET=1``
+silences it), and the run times a command prints exclude the compilation.
 
 Other modules add subcommands: each module of ``COMMAND_MODULES`` provides
 ``register(subparsers)``, which adds its parsers and sets ``func`` (``args -> int or None``) with
@@ -457,7 +458,6 @@ def main(argv=None):
     import warnings
 
     from .errors import ArtidynError
-    from .firstuse import compile_notice
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -465,8 +465,7 @@ def main(argv=None):
     show = warnings.showwarning
     warnings.showwarning = _show_warning
     try:
-        with compile_notice():       # one line on stderr while numba compiles on first use
-            status = args.func(args)
+        status = args.func(args)    # a kernel compiled at first use says so on stderr (artidyn.firstuse)
         sys.stdout.flush()
     except BrokenPipeError:          # `artidyn info X | head`: the reader left; stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -35,10 +35,16 @@ def _arm():
 
 
 def _floating():
-    """A small floating-base tree with every joint kind the kernels switch on (free, revolute,
-    prismatic, spherical, helical, planar ...): the random zoo's first tree."""
-    from .models import zoo
-    return dict(zoo(0))["floating_chain_3"]
+    """A small floating-base tree (free, revolute, spherical and prismatic joints) with realistic
+    inertias: the kernels are typed by their arrays, not by the model, but the calls must run."""
+    import artidyn as ad
+    b = ad.ModelBuilder("warm-up tree")
+    inertia = np.diag([0.02, 0.03, 0.04])
+    b.add_body("base", "world", "free", mass=5.0, inertia=inertia)
+    b.add_body("arm", "base", "revolute", axis=(0, 0, 1), xyz=(0.2, 0, 0), mass=1.0, com=(0.1, 0, 0), inertia=inertia)
+    b.add_body("wrist", "arm", "spherical", xyz=(0.2, 0, 0), mass=0.5, inertia=inertia)
+    b.add_body("slide", "base", "prismatic", axis=(1, 0, 0), xyz=(0, 0.2, 0), mass=0.5, inertia=inertia)
+    return b.build()
 
 
 def _states(model, n, seed=0):
@@ -172,7 +178,7 @@ def job_contact():
 
 
 def job_ik():
-    """Numeric inverse kinematics, one target and a batch."""
+    """Inverse kinematics (numeric, one target and a batch; closed form), workspace, singularities."""
     import artidyn as ad
     model = _arm()
     name = model.body_names[-1]
@@ -180,6 +186,10 @@ def job_ik():
     T = ad.frame_placement(model, Q[0], name)
     ad.ik(model, T, name)
     ad.ik(model, ad.frame_placement(model, Q, name), name)
+    ad.ik_analytic(model, T, name)
+    ad.workspace(model, name, n=50, rng=0)
+    ad.manipulability(model, Q, name)
+    ad.manipulability(model, Q[0], name)
 
 
 JOBS = {"dynamics": job_dynamics, "batches": job_batches, "derivatives": job_derivatives,
@@ -191,11 +201,14 @@ ORDER = ("batches", "constrained", "simulation", "derivatives", "contact", "dyna
 # --- the marker ----------------------------------------------------------------------------------
 
 def _fingerprint():
-    """A hash of the compiled sources (their stamp, as the cache keys them) and numba's version."""
+    """A hash of the compiled sources (their stamp, as the cache keys them), of this module (its
+    jobs), of numba's version and of Python's."""
     import numba
 
     from .kernels import _cache
-    h = hashlib.sha256(repr((_cache.package_stamp(), numba.__version__, sys.version_info[:2])).encode())
+    with open(__file__, "rb") as fh:
+        jobs = hashlib.sha256(fh.read()).hexdigest()
+    h = hashlib.sha256(repr((_cache.package_stamp(), jobs, numba.__version__, sys.version_info[:2])).encode())
     return h.hexdigest()[:16]
 
 
@@ -238,10 +251,10 @@ def warm_up(jobs=None, names=None, stream=None):
     (default stderr) and returns ``{name: (seconds, error or None)}``. Writes the marker file when
     every job succeeded."""
     stream = sys.stderr if stream is None else stream
-    names = [n for n in ORDER if names is None or n in names]
     unknown = set(names or ()) - set(JOBS)
     if unknown:
         raise ValueError(f"warm_up: unknown job(s) {sorted(unknown)}; known: {', '.join(JOBS)}")
+    names = [n for n in ORDER if names is None or n in names]
     if jobs is None:
         jobs = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()))
     t0 = time.perf_counter()

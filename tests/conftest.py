@@ -13,6 +13,58 @@ import pytest
 from peers import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401,E402
 
 
+# --- compiled once, before the tests -------------------------------------------------------------
+# The installation compiles every numba kernel (artidyn.warmup). Where it could not (sources edited
+# since, another NUMBA_CACHE_DIR), the first process compiles them here, before xdist's workers
+# start: once, in parallel, instead of once per worker inside the first tests that need them.
+# Then no test may compile an artidyn kernel: a compilation means the warm-up misses a kernel (or
+# a specialization), which a user's first call would then wait for; the test errors, naming it.
+
+def pytest_sessionstart(session):
+    if hasattr(session.config, "workerinput"):       # an xdist worker: the first process did it
+        return
+    from artidyn import warmup
+    if not warmup.is_warm():
+        warmup.warm_up()
+
+
+_COMPILED = []
+
+
+def _listen_to_compilations():
+    from numba.core import event
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            dispatcher = (ev.data or {}).get("dispatcher")
+            func = getattr(dispatcher, "py_func", None)
+            module = getattr(func, "__module__", "") or ""
+            if module.startswith("artidyn."):
+                _COMPILED.append(f"{module}.{func.__qualname__}{ev.data.get('args', '')}")
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", Listener())
+
+
+_listen_to_compilations()
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "compiles: the test compiles numba code on purpose (not an error)")
+
+
+@pytest.fixture(autouse=True)
+def _no_compilation_in_tests(request):
+    before = len(_COMPILED)
+    yield
+    new = _COMPILED[before:]
+    if new and request.node.get_closest_marker("compiles") is None:
+        pytest.fail(f"compiled at test time (the warm-up, artidyn.warmup, does not reach it): {new[:3]}"
+                    + (f" and {len(new) - 3} more" if len(new) > 3 else ""), pytrace=False)
+
+
 def example_robot_data_dir():
     """Folder of the URDFs shipped by the PyPI package example-robot-data (or None)."""
     try:

@@ -221,25 +221,54 @@ def test_load_refuses_an_xml_file_of_another_kind(tmp_path):
 
 
 # --- first use ------------------------------------------------------------------------------------
-def test_compile_notice_prints_once_while_compiling_unless_quiet(monkeypatch):
+def test_compile_listener_says_once_after_the_delay_in_all_unless_quiet(monkeypatch):
     import threading
+    import time
     monkeypatch.setattr(firstuse, "_said", threading.Event())
-    monkeypatch.setattr(firstuse, "compiling", lambda thread_id: True)
     monkeypatch.delenv("ARTIDYN_QUIET", raising=False)
     err = io.StringIO()
-    done = threading.Event()
-    with firstuse.compile_notice(delay=0.0, stream=err):
-        while not firstuse._said.is_set():
-            done.wait(0.01)
+    listener = firstuse._Listener(0.2, err)
+    for _ in range(3):                                  # three compilations of 0.1 s: 0.3 s in all
+        listener.on_start(None)
+        listener.on_start(None)                         # a nested compilation (a callee) counts once
+        time.sleep(0.1)
+        listener.on_end(None)
+        listener.on_end(None)
+    for _ in range(100):
+        if firstuse._said.is_set():
+            break
+        time.sleep(0.01)
     assert err.getvalue() == firstuse.MESSAGE + "\n"
+    assert 0.3 <= listener.seconds() < 1.0
     monkeypatch.setattr(firstuse, "_said", threading.Event())
     monkeypatch.setenv("ARTIDYN_QUIET", "1")
     err = io.StringIO()
-    with firstuse.compile_notice(delay=0.0, stream=err):
-        done.wait(0.1)
+    quiet = firstuse._Listener(0.0, err)
+    quiet.on_start(None)
+    time.sleep(0.05)
+    quiet.on_end(None)
     assert err.getvalue() == "" and not firstuse._said.is_set()
 
 
-def test_compiling_sees_numba_compiler_frames_only():
-    import threading
-    assert not firstuse.compiling(threading.get_ident())        # this test is not numba's compiler
+def test_clock_stops_while_numba_compiles(monkeypatch):
+    import time
+    listener = firstuse._Listener(100.0, io.StringIO())
+    monkeypatch.setattr(firstuse, "_LISTENER", [listener])
+    t0, c0 = time.perf_counter(), firstuse.clock()
+    listener.on_start(None)
+    time.sleep(0.3)                                     # "compiling"
+    listener.on_end(None)
+    elapsed, clocked = time.perf_counter() - t0, firstuse.clock() - c0
+    assert elapsed >= 0.3 and clocked < elapsed - 0.29
+
+
+def test_first_compilation_says_so_on_stderr(tmp_path):
+    # an empty compile cache: importing the RNEA kernel compiles it (a few seconds) and says so once
+    import subprocess
+    import sys
+    env = {k: v for k, v in __import__("os").environ.items() if k != "ARTIDYN_QUIET"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+    out = subprocess.run([sys.executable, "-c", "import artidyn.kernels.rnea"], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count(firstuse.MESSAGE) == 1, out.stderr

@@ -693,6 +693,7 @@ def check_utdu(model, q):
     _close(np.triu(Mc, 1), np.triu(U, 1), "compiled U", 1e-12)
 
 
+@pytest.mark.compiles  # the factorisation helpers called from Python, as no public call does
 @pytest.mark.parametrize("label", LABELS)
 def test_utdu_on_zoo_trees(label):
     model = _model(label)

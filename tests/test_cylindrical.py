@@ -210,6 +210,7 @@ def test_jacobian_against_finite_differences(rng):
     assert np.abs(J @ v - np.concatenate([ang, lin])).max() < 1e-7
 
 
+@pytest.mark.compiles  # the engine's manifold helpers called from Python, as no public call does
 def test_configuration_functions(rng):
     A, _ = twin_models(7)
     Q = ad.random_configuration(A, rng, size=200)

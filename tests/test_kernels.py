@@ -184,6 +184,7 @@ def test_complex_and_invalid_inputs_take_the_reference_path(models, rng):
     close(artidyn.jacobian(m, q_near, "tcp"), ref, "near-unit quaternion")
 
 
+@pytest.mark.compiles  # a numba helper called from Python, as no public call does
 def test_sin_cos():
     import numba
 

@@ -91,6 +91,7 @@ def zoo_models(zoo):
     return [(label, dressed(m, rng)) for label, m in zoo] + [("every_joint", every_joint(rng))]
 
 
+@pytest.mark.compiles  # the lanes called from Python with their own block sizes, as no public call does
 def test_lanes_equal_the_reference_on_the_zoo(zoo_models, rng):
     """Every zoo model (free, spherical, revolute, prismatic joints, branching) and a tree with
     every joint type and springs; a full block and a partial one, friction on and off."""
@@ -184,6 +185,7 @@ def test_crba_pairs_and_small_blocks(rng):
     close(artidyn.crba(m, Q), ref, "public batch")
 
 
+@pytest.mark.compiles  # the lanes called from Python with their own block sizes, as no public call does
 def test_sin_cos_lanes():
     @numba.njit
     def run(x):

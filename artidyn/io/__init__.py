@@ -152,13 +152,19 @@ def _load_by_name(name, kwargs):
         if exc.name != "artidyn.models.erd":
             raise
         erd = None
+    missing = ""
     if erd is not None:
         try:
             known += erd.example_robot_names()
-        except ImportError:  # example-robot-data not installed: built-in names only
+        except ImportError:  # example-robot-data not installed: built-in names only, and say which package
+            if name in erd.KNOWN_NAMES or name in erd.ALIASES or any(k.endswith("/" + name) for k in erd.KNOWN_NAMES):
+                raise NameNotFound(f"model {name!r} is a robot of the package example-robot-data, which is not "
+                                   f"installed: {erd.INSTALL_HINT} (the URDFs of 69 real robots; artidyn never "
+                                   f"downloads at run time)") from None
+            missing = f"; the example-robot-data robots (ur5_robot, solo12, talos ...) need `{erd.INSTALL_HINT}`"
             erd = None
     if erd is not None and (name in known or name in erd.ALIASES or any(k.endswith("/" + name) for k in known)):
         return erd.example_robot(name, **kwargs)  # an ambiguous stem raises its own NameNotFound
     exc = unknown_name("model", name, known)
     raise NameNotFound(f"{exc} (a model is a built-in name, a .urdf / .xml / .mjcf / .toml / "
-                       f".yaml file or an example-robot-data name: `artidyn robots` lists them)") from None
+                       f".yaml file or an example-robot-data name: `artidyn robots` lists them{missing})") from None

@@ -57,7 +57,10 @@ def _for_this_package(base):
 
 
 def install():
-    """Put the package-wide locators ahead of numba's own (once)."""
+    """Put the package-wide locators ahead of numba's own (once), and the listener that says so on
+    stderr when a kernel compiles rather than loads (:mod:`artidyn.firstuse`)."""
+    from ..firstuse import install_listener
+    install_listener()
     classes = caching.CacheImpl._locator_classes
     if not any(getattr(k, "artidyn_kernels", False) for k in classes):
         bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator)

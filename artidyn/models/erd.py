@@ -75,6 +75,23 @@ def _index():
     return out
 
 
+# the names of example-robot-data 6.0.0, to tell a user without the package that a name is one of its
+# robots (and which command installs it) rather than an unknown name
+KNOWN_NAMES = frozenset((
+    "TwoDofs", "a1", "alex_nub_hands", "alex_psyonic_hands", "alex_sake_hands", "alexander_v1.lowerBodyOnly",
+    "allegro_left_hand", "allegro_right_hand", "anymal-kinova", "anymal_b_simple_description/anymal",
+    "anymal_c_simple_description/anymal", "b1", "b1-z1", "baxter", "bolt", "borinot_flying_arm_2", "centauro",
+    "double_pendulum", "double_pendulum_continuous", "double_pendulum_simple", "finger_edu", "g1_29dof_rev_1_0",
+    "g1_29dof_with_hand_rev_1_0", "go1", "go2", "hextilt_flying_arm_5", "human", "hyq_no_sensors", "icub",
+    "icub_reduced", "iris", "iris_simple", "kinova", "laikago", "panda", "panda_collision", "pr2", "quadrotor_base",
+    "quadruped", "romeo", "romeo_laas_small", "romeo_small", "simple_humanoid", "simple_humanoid_classical", "so100",
+    "so101", "solo", "solo12", "talos_full_v2", "talos_full_v2_box", "talos_left_arm", "talos_reduced",
+    "talos_reduced_box", "talos_reduced_corrected", "tiago", "tiago_dual", "tiago_no_hand", "tiago_pro",
+    "ur10_joint_limited_robot", "ur10_robot", "ur3", "ur3_gripper", "ur3_joint_limited_robot", "ur3_robot",
+    "ur5_gripper", "ur5_joint_limited_robot", "ur5_robot", "xarm7", "z1"))
+INSTALL_HINT = "pip install example-robot-data"
+
+
 def example_robot_names():
     """Sorted names of the example-robot-data URDFs (69 in version 6.0.0)."""
     return sorted(_index())
@@ -158,7 +175,18 @@ def example_robot(name, floating_base=None, repair=True, srdf=True, **kwargs):
             pass    # an SRDF of another variant of the robot (links this URDF lacks): collisions left as read
     if path is not None:
         model = with_postures(model, path)
-    return model
+    shown = display_name(name)
+    return model.replace(name=shown) if shown and shown != model.name else model
+
+
+def display_name(name):
+    """The model name of example robot ``name``: the name it was asked by (``solo12``, not its URDF's
+    ``solo``, which is also the 8-dof robot's), its alias for the ambiguous stems, or None."""
+    name = ALIASES.get(name, name)
+    if "/" not in name:
+        return name
+    short = [alias for alias, full in ALIASES.items() if full == name]
+    return short[0] if short else None
 
 
 def with_postures(model, path):

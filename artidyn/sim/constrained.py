@@ -22,7 +22,6 @@ is the same.
 """
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -32,6 +31,7 @@ from ..constraints.projection import project
 from ..constraints.solve import _check, check_baumgarte
 from ..dynamics import kinetic_energy, potential_energy
 from ..errors import InputError, SimulationError
+from ..firstuse import clock
 from .integrate import rk4_step, semi_implicit_step
 from .result import Energy, SimulationResult
 
@@ -138,12 +138,12 @@ def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_e
     out_a, out_tau = np.zeros((S, model.nv)), np.zeros((S, model.nv))
     lam, drift, energy = np.zeros((S, P.m)), np.zeros((S, 2)), np.zeros((S, 2))
     si = np.zeros(SI_SIZE, dtype=np.int64)
-    start = time.perf_counter()
+    start = clock()
     code = simulate_constrained_run(dispatch._table(model), P.K, P.TF, q, v, tau_v, F, opts, alpha, beta,
                                     RK4 if method == "rk4" else SEMI_IMPLICIT, float(h), int(nsteps), int(every),
                                     bool(projection), float(tol), 10, out_q, out_v, out_a, out_tau, lam, drift,
                                     energy, si)
-    wall = time.perf_counter() - start
+    wall = clock() - start
     if code == NOT_ASSEMBLED and int(si[SI_STEP]) == 0:
         raise InputError("simulate with constraints: q0 cannot be assembled (|phi| > 1e-6 after 50 Gauss-Newton "
                          "iterations); start closer to the constraint manifold (artidyn.assemble)")
@@ -199,7 +199,7 @@ def _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_
     out_a, out_tau = np.zeros((S, model.nv)), np.zeros((S, model.nv))
     lam, drift = np.zeros((S, m)), np.zeros((S, 2))
     step = STEPPERS[method]
-    start = time.perf_counter()
+    start = clock()
     for k in range(S):
         out_q[k], out_v[k] = q, v
         lams.clear()
@@ -218,7 +218,7 @@ def _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_
         drift[k + 1] = float(np.max(np.abs(r.phi), initial=0.0)), float(np.max(np.abs(r.J @ v + r.b), initial=0.0))
         if projection:
             q, v, _ = project(model, q, v, constraints, tol, t=t[k + 1])
-    wall = time.perf_counter() - start
+    wall = clock() - start
     t, out_q, out_v, out_a, out_tau, lam, drift = (x[::every] for x in (t, out_q, out_v, out_a, out_tau, lam, drift))
     kin, pot = kinetic_energy(model, out_q, out_v), potential_energy(model, out_q)
     result = SimulationResult(t, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,

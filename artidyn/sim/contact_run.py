@@ -12,7 +12,6 @@ axes; the step's impulses divided by dt) and ``events``: (time, kind, body_a, bo
 "stick" / "slip" (the tangential velocity of a frictional pair becomes zero / nonzero), "limit"
 (a joint reaches a position limit: body_a is the joint's name, body_b "lower" or "upper").
 """
-import time
 from typing import NamedTuple
 
 import numpy as np
@@ -21,6 +20,7 @@ from ..contact.moreau_jean import SLIP_TOL, moreau_jean_step
 from ..contact.settings import ContactSettings
 from ..dynamics import kinetic_energy, potential_energy
 from ..errors import InputError, SimulationError
+from ..firstuse import clock
 from .result import Energy, SimulationResult
 
 
@@ -93,7 +93,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     prev_pairs, prev_slide, prev_limits = set(), {}, set()
     worst = 0.0
     step = None
-    start = time.perf_counter()
+    start = clock()
     for k in range(S):
         if callable(tau):
             tk = np.asarray(tau(t[k], q, v), dtype=float)
@@ -136,7 +136,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
         out_a[k] = (step.v - v) / h
         if k < S - 1:
             q, v = step.q, step.v
-    wall = time.perf_counter() - start
+    wall = clock() - start
     kin, pot = kinetic_energy(model, out_q, out_v), potential_energy(model, out_q)
     result = SimulationResult(t, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,
                               q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
@@ -161,9 +161,9 @@ def _compiled(model, q, v, tau, t, h, s, f_ext, friction):
     # a writable C array always (copied only when not): one compiled specialization of the run
     tau_v = np.require(np.broadcast_to(T, (1, model.nv)) if T.ndim <= 1 else
                        np.vstack([T, np.repeat(T[-1:], max(0, S - T.shape[0]), axis=0)])[:S], float, ("C", "W"))
-    start = time.perf_counter()
+    start = clock()
     out = compiled.run(model, q, v, tau_v, f_ext, friction, h, S - 1, s)
-    wall = time.perf_counter() - start
+    wall = clock() - start
     names = model.body_names
     events = []
     for k, kind, a, b in out["events"]:
@@ -213,7 +213,7 @@ def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
     contacts, events = [], []
     prev_pairs, prev_modes = set(), {}
     worst = 0.0
-    start = time.perf_counter()
+    start = clock()
     for k in range(S):
         res = ed.dynamics(t[k], q, v, ed.phase(q, v))
         out_q[k], out_v[k], out_a[k], out_tau[k] = q, v, res.a, tau_of(t[k], q, v)
@@ -242,7 +242,7 @@ def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
                 events.append(ContactEvent(float(te), kind, _dof_joint(model, a), "lower" if b > 0 else "upper"))
             else:
                 events.append(ContactEvent(float(te), kind, model.body_names[a], model.body_names[b]))
-    wall = time.perf_counter() - start
+    wall = clock() - start
     events.sort(key=lambda e: e.time)
     kin, pot = kinetic_energy(model, out_q, out_v), potential_energy(model, out_q)
     result = SimulationResult(t, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,

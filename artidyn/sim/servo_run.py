@@ -7,12 +7,12 @@ servo applies (``D^T mu``, plus the given torques), ``servo_forces`` (S, j) the 
 themselves, ``servo_power`` and ``servo_work`` (the energy they put in: ``T + U`` changes by exactly
 that), ``multipliers`` of the first-kind relations and ``drift`` (max |phi| of the relations).
 """
-import time
 
 import numpy as np
 
 from ..dynamics import kinetic_energy
 from ..errors import InputError
+from ..firstuse import clock
 from .result import Energy, SimulationResult
 
 
@@ -27,9 +27,9 @@ def simulate_servo(model, q0, v0, servo, tau, t_final, dt):
         raise InputError("simulate: the ModelServo was built on another model")
     q, v = one_state(model, q0, v0, "simulate with servo-constraints")
     T = None if tau is None else np.broadcast_to(np.asarray(tau, dtype=float), (model.nv,))
-    start = time.perf_counter()
+    start = clock()
     run = servo.simulate(q, v, t_final, 1e-3 if dt is None else dt, tau=T)
-    wall = time.perf_counter() - start
+    wall = clock() - start
     applied = run.servo_forces @ servo.D + (0.0 if T is None else T)
     kin = kinetic_energy(model, run.q, run.v)
     pot = run.energy - kin

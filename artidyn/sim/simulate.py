@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-import time
 import warnings
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ import numpy as np
 from ..checks import MAX_STATE
 from ..configuration import _joint_at_q, as_batch, as_q
 from ..errors import InputError, ShapeError, SimulationError
+from ..firstuse import clock
 from ..joints import CYLINDRICAL, FREE, SPHERICAL
 from ..kernels.dispatch import kernels_enabled
 from .inputs import CONSTANT, HOLD, LINEAR, NONE, torque_table, wrench_table
@@ -289,12 +289,12 @@ class _Run:
         if self.python_inputs:
             return self._run_python(q, v, work)
         seg = S - 1 if progress is False else min(S - 1, 20)
-        t_start = time.perf_counter()
+        t_start = clock()
         self._guard(K.simulate_segment, self.B, self.ci, self.cf, q, v, *self.args(0), seg, *self.outputs(0), *work)
         bar = None
         while self.si[0, K.SI_STATUS] == 0 and self.si[0, K.SI_SAMPLE] < S:
             done = self.si[0, K.SI_SAMPLE]
-            per_sample = (time.perf_counter() - t_start) / max(done, 1)
+            per_sample = (clock() - t_start) / max(done, 1)
             if bar is None:
                 if progress is None and per_sample * (S - done) < 1.0:
                     seg = S - 1
@@ -719,14 +719,14 @@ def _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, metho
     if run.python_inputs and (N > 1 or rollout):
         raise InputError("rollout: Python functions for tau or f_ext cannot run in parallel; use a table, a "
                          "TimeTable or a compiled controller (PD, ComputedTorque), or simulate one state at a time")
-    start = time.perf_counter()
+    start = clock()
     if N == 1 and not rollout and not kernels_enabled() and run.reference_fits():
         run.run_reference()         # kernels switched off (reference_only): the readable loop, nothing compiles
     elif N == 1 and not rollout:
         run.run_single(progress if progress is not None else (None if sys.stderr.isatty() else False))
     else:
         run.run_batch()
-    wall = time.perf_counter() - start
+    wall = clock() - start
     return _finish(run, wall, single and not rollout)
 
 
@@ -878,7 +878,7 @@ def _simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options
         return aba(model, Qs, Vs, Tau, F), Tau
 
     options = dict(DEFAULT_IVP, **(ivp_options or {}))
-    start = time.perf_counter()
+    start = clock()
     held = mode in (HOLD, "python") or fmode in (HOLD, "python")
     q_out, v_out = scipy_run(model, f, t, Q, V, held, options)
     a_out = np.empty((n_steps + 1, N, model.nv))
@@ -892,7 +892,7 @@ def _simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options
     return SimulationResult(
         t=t, q=lay(q_out), v=lay(v_out), a=lay(a_out), tau=lay(tau_out), energy=Energy(lay(T), lay(U), lay(T + U)),
         model_name=model.name, q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
-        method="scipy", dt=t[1] - t[0], wall_time=time.perf_counter() - start)
+        method="scipy", dt=t[1] - t[0], wall_time=clock() - start)
 
 
 _LABELS = {("q", SPHERICAL): ("qx", "qy", "qz", "qw"), ("v", SPHERICAL): ("wx", "wy", "wz"),
