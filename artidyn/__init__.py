@@ -3,6 +3,7 @@
 Conventions: SI units; motion vectors [omega; v], force vectors [mu; f]; quaternions (x, y, z, w);
 body 0 is the world, parent[i] < i; per-body arrays have nb + 1 rows. See README.md.
 """
+from .threads import get_num_threads, set_num_threads  # noqa: F401  (and GOMP_SPINCOUNT: see artidyn.threads)
 from .errors import (ArtidynError, InputError, ModelError, NameNotFound, ParseError, PlausibilityWarning,  # noqa: F401
                      ShapeError, SimulationError)
 from .model import Frame, LoadReport, Model  # noqa: F401

@@ -133,3 +133,36 @@ def test_example_robots_are_named_as_asked():
     assert ad.load("anymal_c").name == ad.load("anymal_c_simple_description/anymal").name == "anymal_c"
     assert ad.load("talos").name == "talos_reduced"
     assert np.isfinite(ad.crba(solo12, ad.neutral(solo12))).all()
+
+
+# --- threads ---------------------------------------------------------------------------------------
+def test_threads_settable_and_checked():
+    n = ad.get_num_threads()
+    try:
+        ad.set_num_threads(1)
+        assert ad.get_num_threads() == 1
+        model = ad.load("puma560")
+        Q = ad.random_configuration(model, rng=0, size=300)
+        Z = np.zeros((300, model.nv))
+        one = ad.rnea(model, Q, Z, Z)
+    finally:
+        ad.set_num_threads(n)
+    assert np.array_equal(one, ad.rnea(model, Q, Z, Z))
+    for bad in (0, 10_000, 1.5, "2"):
+        with pytest.raises(ad.InputError, match="set_num_threads: n"):
+            ad.set_num_threads(bad)
+
+
+def test_openmp_waits_briefly_unless_the_environment_says(monkeypatch):
+    from artidyn import threads
+    monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    threads.configure_openmp()
+    assert os.environ["GOMP_SPINCOUNT"] == threads.SPINCOUNT
+    monkeypatch.delenv("GOMP_SPINCOUNT")
+    monkeypatch.setenv("OMP_WAIT_POLICY", "active")
+    threads.configure_openmp()
+    assert "GOMP_SPINCOUNT" not in os.environ
+    monkeypatch.setenv("GOMP_SPINCOUNT", "12")
+    threads.configure_openmp()
+    assert os.environ["GOMP_SPINCOUNT"] == "12"

@@ -400,3 +400,14 @@ def test_report_sections(tmp_path):
     assert f"| pivot | {fmt(G * np.sin(0.5))} | 2 |" in re.sub(" +", " ", text)
     for name in ("torques_quintic.png", "free_fall_energy.png"):
         assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_simulate_lists_limit_crossings_once(tmp_path, capsys):
+    # talos's grippers leave their ranges at once: listed in the summary, not warned a second time
+    import warnings
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert _cli("simulate", "talos_full_v2", "--t-final", "0.01", "--out", tmp_path / "t") == 0
+    out = capsys.readouterr().out
+    assert out.count("joint-limit crossing") == 1 and "gripper_left_joint" in out
+    assert not [w for w in seen if "joint-limit" in str(w.message)]

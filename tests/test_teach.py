@@ -98,22 +98,31 @@ def test_without_viser_the_error_says_what_to_install(monkeypatch):
         teach(ad.load("puma560"))
 
 
-def test_cli_serves_until_interrupted():
+def test_cli_serves_until_interrupted(tmp_path):
+    # stderr to a file, not a pipe nobody reads while the server runs (a full pipe would block the
+    # server's tracebacks of half-open connections, and with them its exit)
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "artidyn", "view", "puma560", "--teach", "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        line = ""
-        deadline = time.time() + 120
-        while "teach pendant" not in line and time.time() < deadline:
-            line = proc.stdout.readline()
-            if not line and proc.poll() is not None:
-                break
-        assert f"http://127.0.0.1:{port}" in line, (line, proc.stderr.read() if proc.poll() is not None else "")
-        with socket.create_connection(("127.0.0.1", port), timeout=10):
-            pass                                                  # the server answers
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    with open(tmp_path / "stderr.txt", "w+") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "artidyn", "view", "puma560", "--teach", "--port", str(port)],
+                                stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            line = ""
+            deadline = time.time() + 120
+            while "teach pendant" not in line and time.time() < deadline:
+                line = proc.stdout.readline()
+                if not line and proc.poll() is not None:
+                    break
+            assert f"http://127.0.0.1:{port}" in line, (line, (tmp_path / "stderr.txt").read_text())
+            with socket.create_connection(("127.0.0.1", port), timeout=10):
+                pass                                                  # the server answers
+            proc.send_signal(signal.SIGINT)
+            try:
+                status = proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                raise AssertionError("the server did not stop within 60 s of Ctrl-C: "
+                                     + (tmp_path / "stderr.txt").read_text()[-2000:]) from None
+            assert status == 0, (tmp_path / "stderr.txt").read_text()[-2000:]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.stdout.close()

@@ -21,6 +21,7 @@ and the angular rates of ``--v0`` (alias ``--v``) in degrees per second.
 """
 import pathlib
 import sys
+import warnings
 
 import numpy as np
 
@@ -185,7 +186,7 @@ def cmd_simulate(args):
     from ..cli import parse_q, parse_v
     from .plots import plot_energy
     from ..errors import SimulationError
-    from .simulate import auto_method, default_dt, simulate
+    from .simulate import JointLimitWarning, auto_method, default_dt, simulate
 
     files = ("simulation.csv", "simulation.npz", "trajectory.png", "energy.png")
     _out_dir(args, files)   # refuse to overwrite before computing
@@ -197,8 +198,10 @@ def cmd_simulate(args):
           f"dt = {default_dt(model, q0, method):g} s (from the model)" if method != "dopri5" else "adaptive"))
     failure = None
     try:
-        result = simulate(model, q0, v0, t_final=args.t_final, dt=args.dt, method=method,
-                          record_every=args.every if method not in ("dopri5", "scipy") else 1)
+        with warnings.catch_warnings():  # the crossings are listed once, in the summary below
+            warnings.simplefilter("ignore", JointLimitWarning)
+            result = simulate(model, q0, v0, t_final=args.t_final, dt=args.dt, method=method,
+                              record_every=args.every if method not in ("dopri5", "scipy") else 1)
     except SimulationError as exc:       # keep what was computed, then report the failure
         failure, result = exc, exc.result
     out = _out_dir(args, files)

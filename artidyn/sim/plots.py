@@ -32,6 +32,7 @@ _LABELS = {"q": "q [rad | m]", "v": "v [rad/s | m/s]", "a": "a [rad/s² | m/s²]
            "energy": "energy [J]", "contact": "contact force [N]"}
 _COLUMNS = ("q", "v", "a", "tau")
 _ROW_HEIGHT, _COL_WIDTH, _LEGEND_WIDTH = 1.8, 3.5, 2.1
+TORQUE_ROWS = 8                # plot_torques: more panels than this go in two columns
 _LIMIT_STYLE = {"lower": "--", "upper": "-."}
 
 
@@ -434,13 +435,22 @@ def plot_torques(t: ArrayLike, tau: ArrayLike, names: Sequence[str], path: str |
         rows = rows_from_names(None, names[:tau.shape[1]], max_size=max_per_panel, limits=limits)
     if split_torques:
         rows = split_by_size(rows, tau)
-    fig = _figure(_COL_WIDTH * 2 + _LEGEND_WIDTH, _ROW_HEIGHT * len(rows) + 0.6)
-    axes = fig.subplots(len(rows), 1, sharex=True, squeeze=False)[:, 0]
+    # past TORQUE_ROWS panels (a humanoid), two columns of panels: half the height
+    ncol = 1 if len(rows) <= TORQUE_ROWS else 2
+    nrow = -(-len(rows) // ncol)
+    fig = _figure((_COL_WIDTH * 2 + _LEGEND_WIDTH) * ncol, _ROW_HEIGHT * nrow + 0.6)
+    grid = fig.subplots(nrow, ncol, sharex=True, squeeze=False)
+    axes = [grid[k % nrow, k // nrow] for k in range(len(rows))]     # down the first column, then the next
     for ax, row in zip(axes, rows):
         lines, in_view = _draw_panel(ax, t, tau[:, list(row.v_index)], row, "tau")
         ax.set_title(row.name, loc="left", fontsize=8, fontweight="bold")
         _row_legend(ax, {"tau": lines}, row, in_view)
-    axes[-1].set_xlabel("t [s]", fontsize=8)
+    for ax in grid.flat[len(rows):]:
+        ax.set_visible(False)
+    for c in range(ncol):
+        bottom = [k for k in range(len(rows)) if k // nrow == c][-1]
+        axes[bottom].set_xlabel("t [s]", fontsize=8)
+        axes[bottom].tick_params(labelbottom=True)
     _time_axis(axes[0], t)
     if title:
         fig.suptitle(title, fontsize=10)
