@@ -26,7 +26,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def _terminal():
     try:
-        return open("/dev/tty", "w")
+        tty = open("/dev/tty", "w")
+        tty.write("\n")            # off the line of pip's spinner
+        return tty
     except OSError:
         return None
 

@@ -166,3 +166,15 @@ def test_openmp_waits_briefly_unless_the_environment_says(monkeypatch):
     monkeypatch.setenv("GOMP_SPINCOUNT", "12")
     threads.configure_openmp()
     assert os.environ["GOMP_SPINCOUNT"] == "12"
+
+
+def test_warm_up_says_when_the_c_extension_is_missing(monkeypatch):
+    import io
+    err = io.StringIO()
+    monkeypatch.setattr(warmup, "_c_extension", lambda: False)
+    warmup.warm_up(jobs=1, names=["ik"], stream=err)
+    assert "C extension artidyn._ccall is not built" in err.getvalue() and "numba's dispatcher" in err.getvalue()
+    monkeypatch.setattr(warmup, "_c_extension", lambda: True)
+    err = io.StringIO()
+    warmup.warm_up(jobs=1, names=["ik"], stream=err)
+    assert "C extension" not in err.getvalue()
