@@ -98,13 +98,17 @@ def test_without_viser_the_error_says_what_to_install(monkeypatch):
         teach(ad.load("puma560"))
 
 
-def test_cli_serves_until_interrupted(tmp_path):
-    # stderr to a file, not a pipe nobody reads while the server runs (a full pipe would block the
-    # server's tracebacks of half-open connections, and with them its exit)
+@pytest.mark.parametrize("sig, inherited", [(signal.SIGINT, signal.SIG_DFL), (signal.SIGINT, signal.SIG_IGN),
+                                             (signal.SIGTERM, signal.SIG_DFL)])
+def test_cli_serves_until_interrupted(tmp_path, sig, inherited):
+    # SIGINT ignored at start is what a process started in the background by a non-interactive shell
+    # inherits (a CI script, `cmd &`): the server still stops on Ctrl-C. stderr to a file, not a pipe
+    # nobody reads while the server runs.
     port = free_port()
     with open(tmp_path / "stderr.txt", "w+") as err:
         proc = subprocess.Popen([sys.executable, "-m", "artidyn", "view", "puma560", "--teach", "--port", str(port)],
-                                stdout=subprocess.PIPE, stderr=err, text=True)
+                                stdout=subprocess.PIPE, stderr=err, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, inherited))
         try:
             line = ""
             deadline = time.time() + 120
@@ -115,11 +119,11 @@ def test_cli_serves_until_interrupted(tmp_path):
             assert f"http://127.0.0.1:{port}" in line, (line, (tmp_path / "stderr.txt").read_text())
             with socket.create_connection(("127.0.0.1", port), timeout=10):
                 pass                                                  # the server answers
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(sig)
             try:
                 status = proc.wait(timeout=60)
             except subprocess.TimeoutExpired:
-                raise AssertionError("the server did not stop within 60 s of Ctrl-C: "
+                raise AssertionError(f"the server did not stop within 60 s of signal {sig}: "
                                      + (tmp_path / "stderr.txt").read_text()[-2000:]) from None
             assert status == 0, (tmp_path / "stderr.txt").read_text()[-2000:]
         finally:

@@ -81,11 +81,21 @@ def cmd_view(args):
 
 
 def teach_until_interrupted(model, q, port):
-    """Serve the teach pendant (sliders in degrees and metres) until Ctrl-C."""
+    """Serve the teach pendant (sliders in degrees and metres) until Ctrl-C (SIGINT) or SIGTERM.
+
+    Both signals are handled here whatever the process inherited: a program started in the
+    background by a non-interactive shell inherits SIGINT *ignored*, and Python then raises no
+    KeyboardInterrupt: the server would never stop on Ctrl-C or on a supervisor's SIGINT."""
+    import signal
     import time
 
     from .teach import teach
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
     pendant = teach(model, q, port=port)
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         print(f"teach pendant of '{model.name}' at {pendant.url} (Ctrl-C to stop)", flush=True)
         while True:
@@ -93,5 +103,7 @@ def teach_until_interrupted(model, q, port):
     except KeyboardInterrupt:
         pass
     finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         pendant.close()
     return 0
