@@ -22,7 +22,7 @@ import pytest
 
 import artidyn as ad
 from artidyn.constraints import (Coupling, Distance, Hinge, Holonomic, Point, Weld, constrained_dynamics,
-                                 constraint_terms)
+                                 constraint_rows, constraint_terms)
 from artidyn.constraints import solve
 from artidyn.errors import InputError, ShapeError
 from artidyn.joints import PRISMATIC, REVOLUTE
@@ -153,11 +153,13 @@ def random_state(model, rng):
 
 
 def check_equations(model, q, v, tau, constraints, r, f_ext=None, baumgarte=None, friction=True, tol=TOL):
-    """M a + h = tau + J^T lambda and J a = gamma, built here from crba, rnea, constraint_terms."""
-    phi, J, Jdv = constraint_terms(model, q, v, constraints)
-    gamma = -Jdv
+    """M a + h = tau + J^T lambda and J a = gamma, built here from crba, rnea, constraint_rows (with
+    the velocity offsets b of ``J v + b = 0``: Baumgarte's term is 2 alpha (J v + b))."""
+    rows = constraint_rows(model, q, v, constraints)
+    phi, J = rows.phi, rows.J
+    gamma = -rows.bias
     if baumgarte is not None:
-        gamma = gamma - 2.0 * baumgarte[0] * (J @ v) - baumgarte[1] ** 2 * phi
+        gamma = gamma - 2.0 * baumgarte[0] * (J @ v + rows.b) - baumgarte[1] ** 2 * phi
     M = ad.crba(model, q)
     h = ad.rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)
     _close(M @ r.a + h - J.T @ r.lambdas, tau, "equations of motion", tol)
