@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._text import one_line
 from .errors import ModelError, unknown_name
 from .geometry.shapes import Collision
 from .joints import FLAT, FREE, JOINT_NAMES, PRISMATIC, REVOLUTE, SPHERICAL
@@ -446,7 +447,7 @@ class Model:
 
     def __repr__(self):
         base = "floating" if self.has_floating_base else "fixed"
-        return (f"Model('{self.name}', {self.nb} bodies, nq={self.nq}, nv={self.nv}, {base} base, "
+        return (f"Model('{one_line(self.name)}', {self.nb} bodies, nq={self.nq}, nv={self.nv}, {base} base, "
                 f"mass={self.total_mass:.4g} kg)")
 
     def summary(self):

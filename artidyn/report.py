@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._text import one_line
+
 SECTIONS = [
     "artidyn.report:model_section",
     "artidyn.report:dh_section",
@@ -43,8 +45,10 @@ def fmt(x, digits=6):
 
 
 def table(header, rows):
-    """A Markdown table (aligned columns) from a header and rows of strings."""
-    cols = [list(header)] + [[str(c) for c in r] for r in rows]
+    """A Markdown table (aligned columns) from a header and rows of strings (each cell on one line,
+    with what would end it or open HTML escaped: names come from model files)."""
+    from .symbolic.escape import markdown_cell
+    cols = [[markdown_cell(c) for c in header]] + [[markdown_cell(c) for c in r] for r in rows]
     widths = [max(len(r[k]) for r in cols) for k in range(len(header))]
     line = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |"  # noqa: E731
     return "\n".join([line(cols[0]), "|" + "|".join("-" * (w + 2) for w in widths) + "|"] + [line(r) for r in cols[1:]])
@@ -157,7 +161,8 @@ def build_report(model, out_dir=None, failed=None, compiled=False):
                           q=default_posture(model), fmt=fmt, files=[], failed=[])
     if ctx.out_dir is not None:
         ctx.out_dir.mkdir(parents=True, exist_ok=True)
-    parts = [f"# artidyn report: {model.name}"]
+    from .symbolic.escape import markdown_cell
+    parts = [f"# artidyn report: {markdown_cell(model.name)}"]
     with contextlib.nullcontext() if compiled else reference_only():
         for entry in SECTIONS:
             text, failure = _run_section(entry, model, ctx)
@@ -207,7 +212,7 @@ def model_section(model, ctx):
     report = model.load_report
     lines += ["### Load report", ""]
     if len(report):
-        lines += ["```"] + [str(n) for n in report] + ["```"]
+        lines += ["```"] + [one_line(n) for n in report] + ["```"]   # a note per line: none closes the fence
     else:
         lines.append("nothing to report (no defaults applied, nothing ignored)")
     return "\n".join(lines)

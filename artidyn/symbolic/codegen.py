@@ -6,7 +6,9 @@ Every generated function evaluates the same straight-line program: the inputs un
 Numbers are written with 17 significant digits (``repr``), so the generated code gives the
 numeric algorithms' values to rounding. Generated files (C sources, shared libraries) go to a
 cache folder keyed by a SHA-256 hash of the source: ``$ARTIDYN_CACHE`` or ``~/.cache/artidyn``
-(a temporary folder when that is not writable), never into the package.
+(a temporary folder when that is not writable), never into the package. Names from the model
+(model, frame) appear only in comments, escaped for the language (:mod:`artidyn.symbolic.escape`);
+the function's own name must be a plain identifier.
 """
 import hashlib
 import os
@@ -17,6 +19,7 @@ import tempfile
 import sympy as sp
 
 from ..errors import InputError
+from . import escape
 
 # --- printing --------------------------------------------------------------------------------
 
@@ -117,8 +120,9 @@ def _unpack(sm, indent, lang, batch_index=None):
 
 def python_source(sm, name="f"):
     """NumPy source: ``name(q, qd, qdd, p)``; inputs (..., n) broadcast, returns (..., n_out)."""
+    name = escape.function_name(name)
     args = [a for a, _ in sm.inputs]
-    head = [f"# {sm.title()}", f"# {sm.count_line()}", "import numpy as np", "", "",
+    head = [f"# {sm.title(escape.comment)}", f"# {sm.count_line()}", "import numpy as np", "", "",
             f"def {name}({', '.join(args + ['p'])}):",
             f"    _shape = np.broadcast_shapes({', '.join(f'np.shape({a})[:-1]' for a in args)})",
             f"    out = np.zeros(_shape + ({len(sm.outputs)},))"]
@@ -129,8 +133,9 @@ def python_source(sm, name="f"):
 
 def numba_source(sm, name="f"):
     """numba source: ``name(Q, QD, QDD, p, OUT)`` loops over the rows of OUT (N, n_out)."""
+    name = escape.function_name(name)
     args = [a.upper() for a, _ in sm.inputs]
-    head = [f"# {sm.title()}", f"# {sm.count_line()}", "import math", "import numba", "", "",
+    head = [f"# {sm.title(escape.comment)}", f"# {sm.count_line()}", "import math", "import numba", "", "",
             "@numba.njit(cache=False)",
             f"def {name}({', '.join(args + ['p', 'OUT'])}):",
             "    for n in range(OUT.shape[0]):"]
@@ -141,10 +146,11 @@ def numba_source(sm, name="f"):
 
 def c_source(sm, name="f"):
     """C source: ``void name(q, qd, qdd, p, out)`` and ``void name_batch(long n, Q, QD, QDD, p, OUT)``."""
+    name = escape.function_name(name)
     args = [a for a, _ in sm.inputs]
     sizes = [len(s) for _, s in sm.inputs]
     sig = ", ".join([f"const double *{a}" for a in args] + ["const double *p", "double *out"])
-    lines = [f"/* {sm.title()} */", f"/* {sm.count_line()} */", "#include <math.h>", "",
+    lines = [f"/* {sm.title(escape.c_comment)} */", f"/* {sm.count_line()} */", "#include <math.h>", "",
              f"void {name}({sig})", "{"]
     lines += _unpack(sm, "    ", "c")
     lines += [f"    out[{k}] = {code(e, 'c')};" for k, e in enumerate(sm.outputs)]
@@ -185,6 +191,7 @@ def find_compiler():
 
 def compile_c(src, name="f", flags=("-O2", "-fPIC", "-shared")):
     """Compile ``src`` into a shared library in the cache (reused when the hash matches); its path."""
+    name = escape.function_name(name)      # it names files in the cache
     cc = find_compiler()
     key = hashlib.sha256((src + cc + " ".join(flags)).encode()).hexdigest()[:20]
     d = os.path.join(cache_dir(), key)
@@ -193,7 +200,7 @@ def compile_c(src, name="f", flags=("-O2", "-fPIC", "-shared")):
         return lib
     os.makedirs(d, exist_ok=True)
     c_file = os.path.join(d, f"{name}.c")
-    with open(c_file, "w") as fh:
+    with open(c_file, "w", encoding="utf-8") as fh:
         fh.write(src)
     tmp = lib + f".{os.getpid()}.tmp"
     res = subprocess.run([cc, *flags, "-o", tmp, c_file, "-lm"], capture_output=True, text=True)

@@ -53,7 +53,8 @@ def cmd_symbolic(args):
     sm = build(model, args.what, args.frame, args.expressed, args.parameters)
     fmt = args.format
     if fmt == "ops":
-        print(f"{sm.title()}: {sm.count_line()}")
+        from .escape import one_line
+        print(f"{sm.title(one_line)}: {sm.count_line()}")      # no control character reaches the terminal
     elif fmt == "markdown":
         print(sm.to_markdown())
     elif fmt == "latex":

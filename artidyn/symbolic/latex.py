@@ -5,6 +5,8 @@ Names print as in Khalil & Dombre (``WI12`` -> ``WI_{12}``); ``q1``, ``qd1``, ``
 """
 import sympy as sp
 
+from . import escape
+
 
 def _names(sm):
     deco = {"q": "q_{{{}}}", "qd": r"\dot{{q}}_{{{}}}", "qdd": r"\ddot{{q}}_{{{}}}"}
@@ -39,7 +41,7 @@ def to_latex(sm):
     """A LaTeX ``align*`` block: one line per intermediate variable, then the outputs."""
     lines, outs = _lines(sm)
     body = " \\\\\n".join(x.replace(" = ", " &= ", 1) for x in lines + outs)
-    return (f"% {sm.title()}\n% {sm.count_line()}\n"
+    return (f"% {sm.title(escape.comment)}\n% {sm.count_line()}\n"
             f"\\begin{{align*}}\n{body}\n\\end{{align*}}\n")
 
 
@@ -47,7 +49,7 @@ def to_markdown(sm):
     """Markdown: a title, the operation counts, then one ``$...$`` line per equation."""
     lines, outs = _lines(sm)
     o = sm.ops
-    head = [f"### {sm.title()}", "",
+    head = [f"### {sm.title(escape.markdown)}", "",
             f"{o['mul']} multiplications, {o['add']} additions, {o['fun']} functions "
             f"({len(sm.assignments)} intermediate variables).", ""]
     params = ", ".join(s.name for s in sm.parameters)

@@ -127,7 +127,7 @@ def placement(model, frame, parameters=None):
     T = [Rf[r][:] + [pf[r]] for r in range(3)] + [[0, 0, 0, 1]]
     flat = [T[r][c] for r in range(4) for c in range(4)]
     idx = [(r + 1, c + 1) for r in range(4) for c in range(4)]
-    return SymbolicModel(ctx, "placement", _outputs(ctx, flat, "T", idx), (4, 4), ("q",), label=f"frame '{f.name}'")
+    return SymbolicModel(ctx, "placement", _outputs(ctx, flat, "T", idx), (4, 4), ("q",), frame=f.name)
 
 
 def jacobian_entries(ctx, frame, expressed="world"):
@@ -162,7 +162,7 @@ def jacobian(model, frame, expressed="world", parameters=None):
     flat = [J[r][c] for r in range(6) for c in range(m.nv)]
     idx = [(r + 1, c + 1) for r in range(6) for c in range(m.nv)]
     return SymbolicModel(ctx, "jacobian", _outputs(ctx, flat, "J", idx), (6, m.nv), ("q",),
-                         label=f"frame '{f.name}' ({expressed})")
+                         label=expressed, frame=f.name)
 
 
 # --- mass matrix by the composite rigid body algorithm ---------------------------------------------

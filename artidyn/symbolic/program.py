@@ -25,12 +25,14 @@ class SymbolicModel:
     parameters : list of the parameter symbols left symbolic (sorted by name)
     parameter_values : {name: the model's number} for them
     ops : {"mul", "add", "fun"} of the whole program
+    frame : the frame's name (placement, jacobian), else None; label : a note for the title ("world")
     """
 
-    def __init__(self, ctx, kind, outputs, shape, inputs, label=""):
+    def __init__(self, ctx, kind, outputs, shape, inputs, label="", frame=None):
         self.model = ctx.model
         self.kind = kind
         self.label = label
+        self.frame = frame
         self.shape = tuple(shape)
         self.outputs = [sp.sympify(e) for e in outputs]
         self.assignments = ctx.E.live(self.outputs)
@@ -47,8 +49,15 @@ class SymbolicModel:
         self._compiled = {}
 
     # --- description ---------------------------------------------------------------------------
-    def title(self):
-        return f"{self.kind}{' of ' + self.label if self.label else ''}, model '{self.model.name}'"
+    def title(self, esc=str):
+        """What this is and of which model: ``jacobian of frame 'tool' (world), model 'ur5'``.
+
+        ``esc`` escapes the names (they come from model files and may hold anything) for the text
+        the title goes into: :mod:`artidyn.symbolic.escape` has one helper per target language.
+        """
+        of = f" of frame '{esc(self.frame)}'" if self.frame is not None else ""
+        note = f" ({self.label})" if self.label else ""
+        return f"{self.kind}{of}{note}, model '{esc(self.model.name)}'"
 
     def count_line(self):
         o = self.ops
@@ -56,7 +65,8 @@ class SymbolicModel:
                 f"{len(self.assignments)} intermediate variables")
 
     def __repr__(self):
-        return f"SymbolicModel({self.title()}: {self.count_line()})"
+        from .escape import one_line
+        return f"SymbolicModel({self.title(one_line)}: {self.count_line()})"
 
     def expression(self):
         """The outputs with every intermediate variable substituted (a SymPy Matrix of ``shape``;

@@ -9,6 +9,7 @@ uint32, so a page costs about 28 bytes per body and sample, plus its meshes.
 import base64
 import html
 import json
+import re
 from importlib import resources
 
 import numpy as np
@@ -84,7 +85,13 @@ def scene_json(scene, show, camera, autoplay, speed):
         "anchor": list(scene.anchor), "show": show, "camera": camera, "autoplay": bool(autoplay),
         "speed": float(speed), "notes": scene.notes,
     }
-    return json.dumps(data, separators=(",", ":"), allow_nan=False)
+    return _json_for_html(json.dumps(data, separators=(",", ":"), allow_nan=False))
+
+
+def _json_for_html(text):
+    """JSON with ``< > &`` written as ``\\u003c``...: the same value for JSON.parse, and no name
+    (``</Script>``, ``<!--`` in a link name) can end or reshape the <script> element holding it."""
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def default_show(scene, **given):
@@ -139,8 +146,9 @@ html, body {{ margin: 0; height: 100%; overflow: hidden; background: {background
 
 
 def _safe_script(text):
-    """Text that cannot close the <script> element it is inlined in."""
-    return text.replace("</script", "<\\/script").replace("</SCRIPT", "<\\/SCRIPT").replace("<!--", "<\\!--")
+    """Text that cannot close the <script> element it is inlined in (HTML ends it at ``</script``
+    in any letter case)."""
+    return re.sub(r"</(script)", r"<\\/\1", text, flags=re.IGNORECASE).replace("<!--", "<\\!--")
 
 
 def page(scene, show=None, camera=None, autoplay=True, speed=1.0, background="#f4f5f7"):
