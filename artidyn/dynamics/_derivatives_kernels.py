@@ -86,9 +86,10 @@ def _c_single(model, kind, opts, B, result):
     """The C object (``artidyn._ccall.Kernel``) running derivative kernel ``kind`` on the model's
     table for one state of 1-D float64 arrays, returning ``result(d/dq, d/dv, M or M^-1)``,
     views of one new (3, nv, nv) array (None when the C side declines: the caller goes on with
-    numba's path). Made on first use and kept on ``model._cache``; False without the C path."""
+    numba's path). Made on first use and kept on ``model._cache``; False without the C path, and
+    for a model without degrees of freedom (the C object takes no empty result shape)."""
     c = _dispatch.c_path()
-    if c is None:
+    if c is None or model.nv == 0:
         k = False
     else:
         name = ("rnea_derivatives", "aba_derivatives")[kind]

@@ -62,7 +62,7 @@ def _momentum(model, Q, V, about_com=False):
     T = _placements_from(model, T_up)
     v = _body_velocities(model, T_up, V)
     h = np.sum(force_apply(T[:, 1:], matvec(model.I[1:], v[:, 1:])), axis=1)
-    if about_com:
+    if about_com and model.nb:      # no body (nv = 0): no linear momentum, the moment is the same about any point
         m = model.mass[1:]
         c = np.einsum("i,nij->nj", m, _com_positions(model, T)[:, 1:]) / np.sum(m)
         h = np.concatenate([h[:, :3] - cross(c, h[:, 3:]), h[:, 3:]], axis=1)
@@ -107,7 +107,8 @@ def momentum(model: Model, q: ArrayLike, v: ArrayLike) -> Array:
 def centroidal_momentum(model: Model, q: ArrayLike, v: ArrayLike) -> Array:
     """Spatial momentum [angular about the centre of mass; linear] in world axes: (6,) or (N, 6).
 
-    Same as pinocchio's ``computeCentroidalMomentum`` (``hg``) with the angular part first.
+    Same as pinocchio's ``computeCentroidalMomentum`` (``hg``) with the angular part first. A model
+    without degrees of freedom has none: zero (pinocchio: NaN, its centre of mass being undefined).
     """
     Q, (V,), single = _states(model, q, v=v)
     return unbatch(_momentum(model, Q, V, about_com=True), single)

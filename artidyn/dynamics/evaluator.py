@@ -71,7 +71,7 @@ class Dynamics:
         self._zeros.flags.writeable = False
         self._rnea, self._aba, self._crba = _K.rnea, _K.aba, _K.crba     # numba dispatchers: typed in C
         self._v_shape, self._m_shape, self._d_shape = (self.nv,), (self.nv, self.nv), (3, self.nv, self.nv)
-        c = dispatch.c_path()
+        c = dispatch.c_path() if model.nv else None    # nv = 0: the C objects take no empty shapes
         self.c_path = c is not None
         self._c = c[0].call if c else None
         A = c[1] if c else dict.fromkeys(("rnea", "aba", "crba", "rnea_derivatives", "aba_derivatives"), 0)

@@ -138,9 +138,9 @@ def _world_inertias(model, R):
 
 def _stack(top, bottom):
     """The lecture's row order: the translational blocks of bodies 1..n, then the rotational ones."""
-    N = top.shape[0]
-    return np.concatenate([top[:, 1:].reshape((N, -1) + top.shape[3:]),
-                           bottom[:, 1:].reshape((N, -1) + bottom.shape[3:])], axis=1)
+    N, rows = top.shape[0], (top.shape[1] - 1) * top.shape[2]   # not -1: no body (nb = 0) gives 0 rows
+    return np.concatenate([top[:, 1:].reshape((N, rows) + top.shape[3:]),
+                           bottom[:, 1:].reshape((N, rows) + bottom.shape[3:])], axis=1)
 
 
 def _system(model, Q, V, F_ext=None):

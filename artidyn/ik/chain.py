@@ -77,8 +77,9 @@ def support_chain(model, frame):
         return model._cache[key]
     bodies = np.array(model.support(f.body), dtype=np.int64)
     if bodies.size == 0:
+        why = " (the model has no degree of freedom: nothing can move)" if model.nv == 0 else ""
         raise InputError(f"frame '{f.name}' is attached to the world of model '{model.name}': "
-                         f"no joint moves it, there is nothing to solve")
+                         f"no joint moves it, there is nothing to solve{why}")
     # entries of the chain: one per joint, a cylindrical joint split into a revolute and a
     # prismatic entry on the same axis (the second at the first's frame: identity placement)
     entries = []  # (body, joint code, placement in the parent, first q / v entry of the joint)

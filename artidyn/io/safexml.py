@@ -30,13 +30,15 @@ class Element:
 
 
 class _Target:
-    """TreeBuilder target recording the line of every start tag (expat's CurrentLineNumber)."""
+    """TreeBuilder target recording the line of every start tag (expat's CurrentLineNumber, plus
+    the lines of a blank skipped before the XML declaration)."""
 
-    def __init__(self, source):
+    def __init__(self, source, line0=0):
         self.source, self.stack, self.root, self.count, self.expat = source, [], None, 0, None
+        self.line0 = line0
 
     def start(self, tag, attrib):
-        el = Element(tag, dict(attrib), self.expat.CurrentLineNumber)
+        el = Element(tag, dict(attrib), self.expat.CurrentLineNumber + self.line0)
         if tag[:1] == "{" and "xacro" in tag[:tag.find("}")]:   # an element of the xacro namespace
             raise xacro_error(self.source, el.line, f"<xacro:{tag[tag.find('}') + 1:]}>")
         self.count += 1
@@ -61,6 +63,23 @@ class _Target:
 
 
 _DECL = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)[\"']")
+_BLANK_DECL = re.compile(rb"(?:\xef\xbb\xbf)?([ \t\r\n]+)<\?xml[ \t\r\n?]")
+
+
+def blank_before_declaration(data):
+    """The blank (spaces, tabs, line breaks; after a UTF-8 byte order mark) before the XML
+    declaration ``<?xml ...?>``, b"" when there is none.
+
+    XML wants the declaration first and expat refuses such a file; TinyXML (urdfdom, MuJoCo)
+    reads it, and editors and templates leave such blanks, so :func:`parse_xml` skips it (the
+    URDF reader notes it in the load report, and ``strict=True`` refuses it)."""
+    m = _BLANK_DECL.match(data)
+    return m.group(1) if m else b""
+
+
+def line_breaks(blank):
+    """The number of line breaks in ``blank`` (\\n, \\r\\n or a lone \\r, as XML counts them)."""
+    return blank.count(b"\n") + blank.count(b"\r") - blank.count(b"\r\n")
 
 
 XACRO_HINT = "run xacro first (e.g. `xacro robot.urdf.xacro > robot.urdf`) and load its output"
@@ -102,8 +121,15 @@ def parse_xml(data, source):
     The bytes are decoded as the XML declaration says (UTF-8 by default; UTF-16, ISO-8859-1,
     US-ASCII and Python's single-byte codecs); bytes that are not valid in that encoding are
     refused with their line and column (never replaced). xacro files are refused (run xacro).
+    A blank before the XML declaration is skipped (:func:`blank_before_declaration`); lines are
+    still counted from the start of ``data``.
     """
-    target = _Target(source)
+    blank = blank_before_declaration(data)
+    if blank:
+        at = data.index(blank)              # after a byte order mark
+        data = data[:at] + data[at + len(blank):]
+    line0 = line_breaks(blank)
+    target = _Target(source, line0)
     parser = DefusedXMLParser(target=target, forbid_dtd=True, forbid_entities=True, forbid_external=True)
     target.expat = parser.parser
     try:
@@ -111,6 +137,7 @@ def parse_xml(data, source):
         root = parser.close()
     except _XMLSyntaxError as exc:
         line, col = getattr(exc, "position", (0, 0))
+        line += line0
         msg = str(exc).split(":")[0]
         if "invalid token" in msg or "encoding" in msg:
             msg = _encoding_error(data, line, col) or msg
@@ -118,7 +145,7 @@ def parse_xml(data, source):
             raise xacro_error(source, line, "'xacro:' elements") from None
         raise ParseError(f"{source}, line {line}, column {col}: malformed XML ({msg})") from None
     except DefusedXmlException as exc:
-        raise ParseError(f"{source}, line {parser.parser.CurrentLineNumber}: {type(exc).__name__}: "
+        raise ParseError(f"{source}, line {parser.parser.CurrentLineNumber + line0}: {type(exc).__name__}: "
                          f"DTDs, entities and external references are not allowed in a URDF") from None
     if root is None:
         raise ParseError(f"{source}, line 1: empty document")

@@ -41,6 +41,13 @@ What is read (URDF spec, http://wiki.ros.org/urdf/XML):
   naming an unknown, non-1-dof or its own joint; real files have both) is only reported, with
   the reason. ``load_urdf(..., mimic="reduce")`` eliminates the mimicking joints instead
   (reduced coordinates, :mod:`artidyn.reduced`); ``mimic="ignore"`` drops the tags.
+* Slips that urdfdom reads are read too, each with a note of kind "ignored" (``strict=True``
+  refuses them): ``<limit>`` with lower > upper (a common way to write "no limit": no position
+  limit, velocity and effort kept; pinocchio keeps the empty range); the same ``<axis>`` twice
+  (read once; different axes stay an error); ``<visual>`` numbers that cannot be read, such as a
+  4-number mesh ``scale`` (visuals do not enter the dynamics; the viewer skips that visual);
+  blanks before the ``<?xml ...?>`` declaration (skipped; lines are counted from the file's
+  first line).
 * Everything else (transmission, gazebo, material, sensor, safety_controller, calibration,
   unknown tags and attributes) is reported once per kind (kind "ignored") in
   ``model.load_report``. ``strict=True`` raises ParseError on the first default applied, item
@@ -85,7 +92,7 @@ from ..errors import InputError, ModelError, ParseError, PlausibilityWarning
 from ..geometry import Box, Capsule, Cylinder, Mesh, Sphere
 from ..model import ConstraintSpec
 from .mesh_paths import resolve_mesh
-from .safexml import parse_xml, read_source
+from .safexml import blank_before_declaration, parse_xml, read_source
 from .urdf_reader import UrdfReader, repaired_inertia  # noqa: F401
 
 if TYPE_CHECKING:
@@ -292,6 +299,9 @@ def load_urdf(path: str | PathLike[str], floating_base: bool = False, strict: bo
     """
     data, source = read_source(path)
     reader = UrdfReader(parse_xml(data, source), source, strict, repair, collisions)
+    blank = blank_before_declaration(data)
+    if blank:
+        reader.blank_before_declaration(blank)
     name, links, joints = reader.read()
     root, order, parent_joint = reader.tree(links, joints)
     if floating_base and root == "world":

@@ -13,7 +13,7 @@ from ..builder import check_inertia
 from ..checks import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from ..errors import ModelError, ParseError
 from ..spatial.rotations import rpy_to_matrix
-from .safexml import XACRO_HINT, xml_number
+from .safexml import XACRO_HINT, Element, line_breaks, xml_number
 
 JOINT_KINDS = {"revolute": "revolute", "continuous": "continuous", "prismatic": "prismatic",
                "fixed": "fixed", "floating": "free", "planar": "planar"}
@@ -26,6 +26,9 @@ _ATTRS = {"robot": {"name"}, "link": {"name"}, "joint": {"name", "type"}, "origi
           "sphere": {"radius"}, "cylinder": {"radius", "length"}, "capsule": {"radius", "length"},
           "mesh": {"filename", "scale"}}
 SHAPE_TAGS = ("box", "sphere", "cylinder", "capsule", "mesh")
+# the numbers of each <visual> shape, read by the viewer: attribute -> count
+_VISUAL_NUMBERS = {"box": {"size": 3}, "sphere": {"radius": 1}, "cylinder": {"radius": 1, "length": 1},
+                   "capsule": {"radius": 1, "length": 1}, "mesh": {"scale": 3}}
 _WHY = {"transmission": "transmissions are not modelled", "gazebo": "simulator settings",
         "material": "appearance", "sensor": "sensors are not modelled",
         "ros2_control": "controller settings", "safety_controller": "soft limits are not modelled",
@@ -62,6 +65,14 @@ class UrdfReader:
         if self.strict:
             raise self.error(el, f"{key} ignored: {msg} (strict=True)")
         self.ignored[key] = [el.line, 1, msg]
+
+    def blank_before_declaration(self, blank):
+        """Note the blank (``blank``, bytes) skipped before the XML declaration (see
+        :func:`artidyn.io.safexml.blank_before_declaration`)."""
+        lines = line_breaks(blank)
+        what = f"{lines} blank line(s)" if lines else f"{len(blank)} blank character(s)"
+        self.note("ignored", Element("?xml", {}, lines + 1), "<?xml ...?>",
+                  f"{what} before the XML declaration, skipped (XML wants the declaration first)")
 
     def check_attrs(self, el):
         for a in el.attrib:
@@ -185,6 +196,8 @@ class UrdfReader:
         for c in el.children:
             if c.tag == "geometry":
                 for g in c.children:
+                    if el.tag == "visual":
+                        self.visual_numbers(g, rec)
                     f = g.attrib.get("filename") if g.tag == "mesh" else None
                     if f and f not in rec["meshes"]:
                         rec["meshes"].append(f)
@@ -195,6 +208,20 @@ class UrdfReader:
                         msg="shapes, origins, scales not kept (mesh file names are in model.meshes)")
         else:
             self.ignore(el, "link", key="<collision> geometry", msg="not read (load_urdf(collisions=False))")
+
+    def visual_numbers(self, g, rec):
+        """Note the numbers of a ``<visual>`` shape that cannot be read (a 4-number mesh ``scale``
+        ...): visuals do not enter the dynamics, so the model loads (urdfdom drops such a visual
+        and pinocchio loads the model); the viewer skips that visual."""
+        for attr, n in _VISUAL_NUMBERS.get(g.tag, {}).items():
+            text = g.attrib.get(attr)
+            if text is None:
+                continue
+            tokens = text.split()
+            if len(tokens) != n or any(_bad_number(t) or not math.isfinite(float(t)) for t in tokens):
+                self.note("ignored", g, f"link '{rec['name']}'",
+                          f"<visual> <{g.tag} {attr}=\"{text[:40]}\">: expected {n} finite number(s); visuals "
+                          f"are not used by the dynamics (the viewer skips this one)")
 
     def collision(self, el, rec):
         """``<collision name><origin/><geometry><box|sphere|cylinder|capsule|mesh/></geometry>``: a
@@ -274,13 +301,11 @@ class UrdfReader:
             rec[tag] = self.name(c, "link")
         rec["xyz"], rec["rpy"] = self.origin(el, what)
         moving = rec["kind"] in ("revolute", "continuous", "prismatic", "planar")
+        axis = self.axis(el, rec, what) if moving else None     # a fixed joint's axes: ignored below
         for c in el.children:
-            if c.tag in ("parent", "child", "origin"):
+            if c.tag in ("parent", "child", "origin") or (c.tag == "axis" and moving):
                 continue
-            if c.tag == "axis" and moving:
-                self.check_attrs(c)
-                rec["axis"] = self.floats(c, "xyz", 3, (1, 0, 0), what, MAX_LENGTH)
-            elif c.tag == "limit" and moving and rec["kind"] != "planar":
+            if c.tag == "limit" and moving and rec["kind"] != "planar":
                 self.limit(c, rec, what)
             elif c.tag == "dynamics" and moving:
                 self.check_attrs(c)
@@ -292,13 +317,34 @@ class UrdfReader:
                 self.ignore(c, f"joint type='{jtype}'", msg=f"not used by a {jtype} joint")
             else:
                 self.ignore(c, "joint")
-        axis = self.child(el, "axis")
         if moving and (axis is None or "xyz" not in axis.attrib):
             self.note("default", el if axis is None else axis, f"joint '{name}'", "no <axis xyz>: URDF default (1, 0, 0)")
         if rec["kind"] in ("revolute", "prismatic") and self.child(el, "limit") is None:
             self.note("default", el, f"joint '{name}'", f"{jtype} joint without <limit>: no position, "
                                                          f"velocity or effort limits")
         return rec
+
+    def axis(self, el, rec, what):
+        """Read the joint's ``<axis xyz>`` into ``rec``; return the element (None when absent).
+
+        The same axis written twice (a copy-paste slip) is read once, with a note, as urdfdom
+        reads only the first; different axes stay an error: which one was meant is unknown."""
+        found = [c for c in el.children if c.tag == "axis"]
+        if not found:
+            return None
+        values = []
+        for c in found:
+            self.check_attrs(c)
+            values.append(self.floats(c, "xyz", 3, (1, 0, 0), what, MAX_LENGTH))
+        if any(not np.array_equal(x, values[0]) for x in values[1:]):
+            raise self.error(found[1], f"<{el.tag} name='{rec['name']}'> has more than one <axis>, and they "
+                                       f"differ ({values[0].tolist()} at line {found[0].line}, "
+                                       f"{values[1].tolist()}): keep the one that is meant")
+        if len(found) > 1:
+            self.note("ignored", found[1], f"joint '{rec['name']}'",
+                      f"<axis> repeated {len(found)} times with the same xyz {values[0].tolist()}: read once")
+        rec["axis"] = values[0]
+        return found[0]
 
     def mimic(self, el, rec, what):
         """``<mimic joint multiplier offset>``: q = multiplier q_joint + offset (defaults 1, 0)."""
@@ -331,6 +377,11 @@ class UrdfReader:
             else:
                 rec[key] = 0.0
                 self.note("default", el, f"joint '{jname}'", f"<limit> without '{key}': URDF default 0")
+        if rec["lower"] is not None and rec["upper"] is not None and rec["lower"] > rec["upper"]:
+            given = f"<limit lower=\"{rec['lower']:g}\" upper=\"{rec['upper']:g}\">"
+            self.note("ignored", el, f"joint '{jname}'", f"{given}: lower > upper, read as no position limit (a "
+                      f"common way to write 'no limit'; the velocity and effort limits are kept)")
+            rec["lower"] = rec["upper"] = None
         if rec["kind"] == "revolute" and looks_like_degrees(rec["lower"], rec["upper"]):
             self.note("plausibility", el, f"joint '{jname}'", f"revolute limits {rec['lower']:g} .. {rec['upper']:g} "
                       f"rad look like degrees (URDF angles are radians; {DEGREE_HINT})")

@@ -101,9 +101,11 @@ def _c_single(model, name, opts):
     """The C object running kernel ``name`` (rnea, aba, crba) on the model's table for one state of
     1-D float64 arrays, made on first use and kept on ``model._cache``: it returns the result, or
     None when the C side declines (other types, shapes, invalid values: the caller goes on with
-    numba's path). False when there is no C path (the choice is kept for the model's lifetime)."""
+    numba's path). False when there is no C path (the choice is kept for the model's lifetime), and
+    for a model without degrees of freedom (nv = 0: the C object takes no empty result shape;
+    numba's path returns the empty arrays)."""
     c = c_path()
-    if c is None:
+    if c is None or model.nv == 0:
         k = False
     else:
         shape = (model.nv, model.nv) if name == "crba" else (model.nv,)

@@ -80,8 +80,13 @@ def com_acceleration(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike) -> 
 
 
 def com_jacobian(model: Model, q: ArrayLike) -> Array:
-    """Jacobian of the centre of mass (world coordinates): (3, nv) or (N, 3, nv)."""
+    """Jacobian of the centre of mass (world coordinates): (3, nv) or (N, 3, nv).
+
+    Empty, (3, 0), for a model without degrees of freedom (as pinocchio): no column to fill,
+    although the centre of mass of no moving body is undefined."""
     Q, single = as_q(model, q)
+    if model.nv == 0:
+        return unbatch(np.zeros((Q.shape[0], 3, 0)), single)
     T = _placements(model, Q)
     M = _total_mass(model)
     # subtree masses and first moments, leaves to root
