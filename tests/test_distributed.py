@@ -184,3 +184,47 @@ def test_lean_model_pickles_small_and_computes_the_same():
     assert len(pickle.dumps(lean)) < len(pickle.dumps(m)) / 4
     Q = ad.random_configuration(m, rng=4, size=5)
     np.testing.assert_array_equal(ad.crba(pickle.loads(pickle.dumps(lean)), Q), ad.crba(m, Q))
+
+
+def test_unreachable_scheduler_fails_fast_naming_it():
+    import socket
+    with socket.socket() as s:                       # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(ConnectionError, match=rf"no Dask scheduler answered at 'tcp://127.0.0.1:{port}' within 0.5 s"):
+        dist.client(address=f"tcp://127.0.0.1:{port}", timeout=0.5)
+    with pytest.raises(ad.InputError, match="timeout must be a finite number"):
+        dist.client(address=f"tcp://127.0.0.1:{port}", timeout=-1)
+
+
+def test_a_worker_dying_under_a_chunk_is_retried(client, tmp_path):
+    # the first time a chunk runs, its worker process dies (os._exit): the batch is computed again
+    from artidyn.distributed import _core
+    marker = str(tmp_path / "died-once")
+
+    def dies_once(model, Q):
+        import os
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)
+        return 2.0 * Q
+
+    Q = np.arange(12.0).reshape(6, 2)
+    parts = _core.run_numpy(client, dies_once, ad.load("planar2r"), {"Q": (Q, 0)}, {}, 6, 3, "doubling")
+    np.testing.assert_array_equal(np.concatenate(parts), 2.0 * Q)
+    import os
+    assert os.path.exists(marker)
+    client.wait_for_workers(2, timeout=60)            # the nanny restarted it, for the tests after this one
+
+
+def test_lost_worker_errors_are_recognised():
+    from distributed import KilledWorker
+
+    from artidyn.distributed import _core
+
+    class FuturesCancelledError(Exception):
+        pass
+
+    assert _core._worker_lost(KilledWorker("task", "worker", 3))
+    assert _core._worker_lost(FuturesCancelledError("cancelled"))
+    assert not _core._worker_lost(ad.InputError("bad input"))

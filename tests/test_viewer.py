@@ -295,3 +295,38 @@ def test_screenshot_skeleton_and_floating_base(tmp_path):
     cols = np.nonzero(mask.any(axis=0))[0]
     assert mask.sum() > 5000
     assert abs(0.5 * (cols.min() + cols.max()) - W / 2) < 0.1 * W   # standing symmetric about the centre
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(times=[0.0, 1.0, 1.0]), r"times must increase: t\[2\] = 1 after t\[1\] = 1"),
+    (dict(times=[0.0, 2.0, 1.0]), r"times must increase: t\[2\] = 1 after t\[1\] = 2"),
+    (dict(times=[0.0, np.nan, 1.0]), "time 1 is NaN or infinite"),
+    (dict(times="abc"), "times must be numbers"),
+    (dict(dt=0.0), "dt must be a finite number > 0"),
+    (dict(max_triangles=-5), "max_triangles must be a positive integer, got -5"),
+    (dict(max_frames=2.5), "max_frames must be a positive integer"),
+    (dict(speed=float("inf")), "speed must be a finite number > 0"),
+    (dict(run="0"), "run must be the index of a run"),
+])
+def test_view_checks_its_arguments(kw, match, tmp_path):
+    model = ad.load("planar2r")
+    with pytest.raises(ad.InputError, match=match):
+        view(model, np.zeros((3, 2)), tmp_path / "x.html", **kw)
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_missing_visual_mesh_is_warned_not_only_noted_in_the_page(tmp_path):
+    from artidyn.viewer import ViewerWarning
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text("""<robot name="arm">
+  <link name="base"><visual><geometry><mesh filename="missing_base.stl"/></geometry></visual></link>
+  <link name="arm"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+    </inertial><visual><geometry><box size="0.1 0.1 0.5"/></geometry></visual></link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>""")
+    model = ad.load_urdf(urdf)
+    with pytest.warns(ViewerWarning, match=r"1 visual\(s\) not drawn: visual of link 'base': .*missing_base.stl"):
+        page = view(model, None, tmp_path / "arm.html")
+    _, data = scene_data(page)
+    assert any("missing_base.stl" in n for n in data["notes"])

@@ -27,6 +27,8 @@ inside the functions: importing this module costs nothing.
 """
 import numpy as np
 
+from ..errors import InputError
+
 from ._core import DEFAULT_CHUNK, check_chunk, get_client, is_dask, lazy_array, lean_model  # noqa: F401
 from ._core import dask_chunks, run_dask, run_numpy
 from ._rollout import compute, rollout  # noqa: F401
@@ -35,7 +37,10 @@ __all__ = ["client", "rnea", "aba", "crba", "rnea_derivatives", "aba_derivatives
            "frame_placement", "jacobian", "regressor", "rollout", "compute", "lean_model"]
 
 
-def client(address=None, n_workers=None, threads_per_worker=1, processes=True, **cluster_options):
+CONNECT_TIMEOUT = 5.0      # seconds to reach a remote scheduler (Dask's own default waits 30 s)
+
+
+def client(address=None, n_workers=None, threads_per_worker=1, processes=True, timeout=None, **cluster_options):
     """A ``dask.distributed.Client``: on a new local cluster, or connected to ``address``.
 
     Parameters
@@ -51,6 +56,10 @@ def client(address=None, n_workers=None, threads_per_worker=1, processes=True, *
         ``ARTIDYN_TASK_THREADS`` of the worker processes).
     processes : bool
         worker processes (default) or threads of this process.
+    timeout : float, optional
+        seconds to reach the scheduler at ``address`` (default :data:`CONNECT_TIMEOUT`, 5 s, or
+        ``ARTIDYN_DASK_TIMEOUT`` in the environment); past it a ``ConnectionError`` says which address
+        did not answer.
     cluster_options
         more options of ``dask.distributed.LocalCluster`` (``memory_limit`` ...). No dashboard
         unless ``dashboard_address`` is given.
@@ -65,7 +74,7 @@ def client(address=None, n_workers=None, threads_per_worker=1, processes=True, *
     from distributed import Client
 
     if address is not None:
-        return Client(address, **cluster_options)
+        return _connect(Client, address, timeout, cluster_options)
     threads = int(threads_per_worker)
     if threads < 1:
         raise ValueError(f"client: threads_per_worker must be >= 1, got {threads_per_worker!r}")
@@ -128,6 +137,25 @@ def _probe(model, batched):
         probe[name] = (neutral(model)[None] if name == "q" and trailing == (model.nq,)
                        else np.zeros((1,) + trailing))
     return probe
+
+
+def _connect(Client, address, timeout, options):
+    """``Client(address)`` within ``timeout`` seconds, or a ConnectionError naming the address."""
+    import os
+    if timeout is None:
+        timeout = os.environ.get("ARTIDYN_DASK_TIMEOUT", CONNECT_TIMEOUT)
+    try:
+        timeout = float(timeout)
+    except (TypeError, ValueError):
+        timeout = float("nan")
+    if not timeout > 0 or timeout == float("inf"):
+        raise InputError(f"client: timeout must be a finite number of seconds > 0, got {timeout!r}")
+    try:
+        return Client(address, timeout=timeout, **options)
+    except (OSError, TimeoutError) as exc:
+        raise ConnectionError(f"client: no Dask scheduler answered at {address!r} within {timeout:g} s "
+                              f"({type(exc).__name__}); is it running and reachable? (timeout= or "
+                              f"ARTIDYN_DASK_TIMEOUT for a slow network)") from None
 
 
 def rnea(model, q, v, a, f_ext=None, friction=True, chunk=None, client=None):

@@ -149,12 +149,41 @@ def run_numpy(client, fn, model, batched, shared, N, chunk, label):
 
     ``batched``: {name: (array, axis)}, cut along ``axis`` into chunks of ``chunk`` states.
     """
-    from distributed import wait
-
-    mf = model_future(client, model)
     names = tuple(batched)
     parts = bounds(N, chunk)
     pieces = [tuple(np.ascontiguousarray(_take(a, ax, s, e)) for a, ax in batched.values()) for s, e in parts]
+    for attempt in range(1 + RETRIES):
+        try:
+            return _submit_all(client, fn, model, names, shared, N, label, parts, pieces)
+        except Exception as exc:          # a worker that died takes its chunks and the scattered data with it
+            if not _worker_lost(exc):
+                raise
+            if attempt == RETRIES:
+                raise WorkerLost(f"{label}: a Dask worker died while computing the batch ({type(exc).__name__}: "
+                                 f"{exc}), again after {RETRIES} retr{'y' if RETRIES == 1 else 'ies'} of the whole "
+                                 f"batch; look at the workers' logs (memory_limit, a crash in a task?)") from None
+            _SCATTERED.get(model, {}).pop(client.id, None)   # scattered anew: it may have gone with the worker
+
+
+RETRIES = 1     # the chunks are pure: a batch a dead worker interrupted is computed again once
+
+
+class WorkerLost(ArtidynError, RuntimeError):
+    """A Dask worker died during a batch, and the batch failed again when computed anew."""
+
+
+def _worker_lost(exc):
+    """True for what Dask raises when a worker dies under a task or its data (cancelled futures,
+    a killed worker, a lost connection)."""
+    from distributed import KilledWorker
+    names = {"FuturesCancelledError", "CancelledError", "CommClosedError"}
+    return isinstance(exc, KilledWorker) or type(exc).__name__ in names
+
+
+def _submit_all(client, fn, model, names, shared, N, label, parts, pieces):
+    from distributed import wait
+
+    mf = model_future(client, model)
     data = client.scatter(pieces, hash=False)
     futs = [client.submit(call_chunk, k, d, fn=fn, model=mf, names=names, shared=shared, start=s, stop=e, N=N,
                           label=label, pure=False)

@@ -17,7 +17,12 @@ import os
 import pathlib
 import re
 import tempfile
+import warnings
 from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import InputError
 
 from .teach import Teach, teach  # noqa: F401  (viser is imported by teach() only)
 
@@ -31,6 +36,10 @@ if TYPE_CHECKING:
     from ..sim.result import SimulationResult
 
 _PathBase = type(pathlib.Path())
+
+
+class ViewerWarning(UserWarning):
+    """Something of the model the page cannot show (a missing or unreadable visual mesh)."""
 
 
 class ViewerPage(_PathBase):
@@ -80,9 +89,17 @@ def view(model: Model, q: ArrayLike | Sequence[ArrayLike] | SimulationResult | N
     grid : draw the ground grid (z = 0).
     """
     from . import html as page_html
-    from .scene import MAX_FRAMES, MAX_TRIANGLES, build_scene
-    scene = build_scene(model, q, times=times, run=run, dt=dt, max_frames=max_frames or MAX_FRAMES,
-                        max_triangles=max_triangles or MAX_TRIANGLES)
+    from .scene import MAX_FRAMES, MAX_TRIANGLES, build_scene, positive
+    max_frames = MAX_FRAMES if max_frames is None else positive(max_frames, "max_frames", integer=True)
+    max_triangles = MAX_TRIANGLES if max_triangles is None else positive(max_triangles, "max_triangles", integer=True)
+    positive(speed, "speed")
+    if isinstance(run, bool) or not isinstance(run, (int, np.integer)):
+        raise InputError(f"view: run must be the index of a run (an int), got {run!r}")
+    scene = build_scene(model, q, times=times, run=run, dt=dt, max_frames=max_frames, max_triangles=max_triangles)
+    missing = [n for n in scene.notes if "skipped" in n]
+    if missing:     # said in the page too; a user who only runs the script must hear it
+        warnings.warn(f"view '{model.name}': {len(missing)} visual(s) not drawn: " + "; ".join(missing[:3])
+                      + (" ..." if len(missing) > 3 else "") + " (the page lists them)", ViewerWarning, stacklevel=2)
     show = page_html.default_show(scene, visual=visuals, collision=collisions, skeleton=skeleton, frames=frames,
                                   com=com, contacts=contacts)
     cam = dict(camera or {})
@@ -93,4 +110,4 @@ def view(model: Model, q: ArrayLike | Sequence[ArrayLike] | SimulationResult | N
     return ViewerPage(os.fspath(out))
 
 
-__all__ = ["view", "ViewerPage", "teach", "Teach"]
+__all__ = ["view", "ViewerPage", "ViewerWarning", "teach", "Teach"]

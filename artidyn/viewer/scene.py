@@ -79,13 +79,40 @@ def trajectory(model, data=None, times=None, run=0, dt=0.04, max_frames=MAX_FRAM
         bad = int(np.argwhere(~np.all(np.isfinite(Q), axis=1))[0, 0])
         raise InputError(f"view: configuration {bad} holds NaN or infinite values")
     S = Q.shape[0]
-    t = np.arange(S) * float(dt) if times is None else np.asarray(times, dtype=float).reshape(-1)
-    if t.shape != (S,):
-        raise ShapeError(f"view: {t.size} times for {S} configurations")
+    t = np.arange(S) * positive(dt, "dt") if times is None else _times(times, S)
     keep = np.arange(S)
     if S > max_frames:
         keep = np.unique(np.r_[np.arange(0, S, int(np.ceil(S / max_frames))), S - 1])
     return t[keep], Q[keep], result, keep
+
+
+def positive(x, name, integer=False):
+    """``x`` as a finite number > 0 (an int when ``integer``), else InputError naming ``name``."""
+    try:
+        y = float(x)
+    except (TypeError, ValueError):
+        y = float("nan")
+    if isinstance(x, bool) or not np.isfinite(y) or y <= 0 or (integer and y != int(y)):
+        what = "a positive integer" if integer else "a finite number > 0"
+        raise InputError(f"view: {name} must be {what}, got {x!r}")
+    return int(y) if integer else y
+
+
+def _times(times, S):
+    """The sample times of S configurations: S finite, strictly increasing numbers."""
+    try:
+        t = np.asarray(times, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise InputError(f"view: times must be numbers, got {type(times).__name__}") from None
+    if t.shape != (S,):
+        raise ShapeError(f"view: {t.size} times for {S} configurations")
+    if not np.all(np.isfinite(t)):
+        raise InputError(f"view: time {int(np.argmax(~np.isfinite(t)))} is NaN or infinite")
+    steps = np.diff(t)
+    if np.any(steps <= 0):
+        k = int(np.argmax(steps <= 0))
+        raise InputError(f"view: the times must increase: t[{k + 1}] = {t[k + 1]:g} after t[{k}] = {t[k]:g}")
+    return t
 
 
 def poses(model, Q):
