@@ -11,7 +11,7 @@ Example
 import numpy as np
 
 from .checks import MAX_INERTIA, MAX_LENGTH, MAX_MASS
-from .errors import ModelError, unknown_name
+from .errors import ModelError, check_rigid, check_vector, unknown_name
 from .geometry.shapes import SHAPES, Collision, Shape
 from .joints import (COMPOSITES, CYLINDRICAL, FLAT, FREE, HELICAL, JOINT_CODES, NQ, NV, REVOLUTE, SPHERICAL,
                      motion_subspace, plane_axes)
@@ -29,16 +29,7 @@ def placement_from(placement=None, xyz=None, rpy=None, where="placement"):
     det R = +1), last row (0, 0, 0, 1); ``where`` names it in the error message.
     """
     if placement is not None:
-        T = np.array(placement, dtype=float)
-        if T.shape != (4, 4):
-            raise ModelError(f"{where} must be a 4x4 transform, got shape {T.shape}")
-        if not np.all(np.isfinite(T)):
-            raise ModelError(f"{where} is not finite: {T.tolist()}")
-        R = T[:3, :3]
-        err = np.abs(R.T @ R - np.eye(3)).max()
-        if err > 1e-6 or np.linalg.det(R) < 0 or np.abs(T[3] - [0, 0, 0, 1]).max() > 1e-12:
-            raise ModelError(f"{where} is not a rigid transform: rotation orthogonality error {err:.3g}, "
-                             f"det {np.linalg.det(R):.6g}, last row {T[3].tolist()} (expected (0, 0, 0, 1))")
+        T = check_rigid(placement, where, ModelError)
         _check_length(where, T[:3, 3])
         return T
     xyz = np.asarray(xyz if xyz is not None else (0, 0, 0), dtype=float)
@@ -119,7 +110,7 @@ class ModelBuilder:
 
     def __init__(self, name="robot", gravity=(0.0, 0.0, -9.81), world="world", source=""):
         self.name = name
-        self.gravity = np.asarray(gravity, dtype=float)
+        self.gravity = check_vector(gravity, 3, "ModelBuilder: gravity", MAX_LENGTH)
         self.world = world
         self.source = source
         self.report = LoadReport(source or name)

@@ -73,7 +73,7 @@ def real_array(x, name, dtype=float):
             raise InputError(f"{name}: complex values are not accepted here; pass real numbers")
     try:
         return arr.astype(dtype)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:     # OverflowError: an int of 400 digits
         raise InputError(f"{name}: numbers expected ({exc})") from None
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .checks import MAX_STATE, as_model, check_object_array
-from .errors import InputError, ShapeError
+from .errors import InputError, ShapeError, check_count, check_number, shown
 from .joints import CYLINDRICAL, FREE, HELICAL, SPHERICAL
 from .model import Model
 from .spatial._num import cross
@@ -198,8 +198,9 @@ def random_configuration(model: Model, rng: int | np.random.Generator | None = N
     base: position uniform in [-position_bound, position_bound]^3, orientation a uniform random
     unit quaternion; spherical: uniform unit quaternion. ``size`` gives a batch (size, nq).
     """
-    rng = np.random.default_rng(rng)
-    N = 1 if size is None else int(size)
+    rng = _generator(rng, "random_configuration")
+    N = 1 if size is None else check_count(size, "random_configuration: size")
+    position_bound = check_number(position_bound, "random_configuration: position_bound", minimum=0.0)
     q = np.zeros((N, model.nq))
     for i in range(1, model.nb + 1):
         iq, t = model.idx_q[i], model.joint_type[i]
@@ -226,14 +227,26 @@ def random_configuration(model: Model, rng: int | np.random.Generator | None = N
 def random_velocity(model: Model, rng: int | np.random.Generator | None = None, size: int | None = None,
                     scale: float = 1.0) -> Array:
     """A random velocity (standard normal times ``scale``)."""
-    rng = np.random.default_rng(rng)
-    shape = (model.nv,) if size is None else (int(size), model.nv)
-    return scale * rng.normal(size=shape)
+    rng = _generator(rng, "random_velocity")
+    shape = (model.nv,) if size is None else (check_count(size, "random_velocity: size"), model.nv)
+    return check_number(scale, "random_velocity: scale") * rng.normal(size=shape)
+
+
+def _generator(rng, where):
+    """numpy's Generator for ``rng`` (None, a seed, a SeedSequence, a Generator ...), or an
+    InputError naming the function: numpy's own words ("SeedSequence expects int or sequence of
+    ints for entropy") name neither."""
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: rng must be None, an integer seed >= 0 or a numpy Generator, got "
+                         f"{shown(rng)}") from None
 
 
 def within_limits(model: Model, q: ArrayLike, tol: float = 0.0) -> bool | Array:
     """True where every flat joint variable of ``q`` is inside its limits."""
     Q, single = as_q(model, q)
+    tol = check_number(tol, "within_limits: tol")
     ok = np.all((Q >= model.lower - tol) & (Q <= model.upper + tol), axis=1)
     return bool(ok[0]) if single else ok
 

@@ -2,6 +2,9 @@
 
 Every message names the file, body, joint or argument concerned and the wrong value.
 """
+import numbers
+
+import numpy as np
 
 
 class ArtidynError(Exception):
@@ -62,3 +65,112 @@ class SimulationError(ArtidynError, RuntimeError):
     def __init__(self, message, result=None):
         super().__init__(message)
         self.result = result
+
+
+# --- argument checks that name the function and the argument --------------------------------------
+# One helper per kind of argument, so that every public function words the same mistake the same
+# way ("<function>: <argument> must be ..., got ...") instead of leaking numpy's or Python's own
+# words ("could not broadcast", "invalid literal for int()", "unhashable type", "negative
+# dimensions"), which name neither the function nor the argument. ``where`` is the prefix, e.g.
+# "load_urdf: gravity".
+
+def shown(x, width=40):
+    """A wrong value as a message shows it: its type and the start of its repr."""
+    text = repr(x)
+    return f"{type(x).__name__} {text[:width]}{' ...' if len(text) > width else ''}"
+
+
+def as_real(x, where, expected="real numbers", finite=False):
+    """``x`` as a float array of any shape; InputError saying what was ``expected`` for anything
+    that is not real numbers (a string, complex values, a dict, a ragged list, an int too large
+    for a float) and, with ``finite``, for NaN or infinite entries."""
+    try:
+        arr = np.asarray(x)
+        if arr.dtype.kind not in "biuf":        # strings, complex, objects: not real numbers
+            raise TypeError
+        arr = arr.astype(float)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{where} must be {expected}, got {shown(x)}") from None
+    if finite and not np.all(np.isfinite(arr)):
+        raise InputError(f"{where} contains NaN or infinite values: {shown(x, 80)}")
+    return arr
+
+
+def check_vector(x, n, where, bound=None):
+    """``x`` as a float array of ``n`` finite real numbers (at most ``bound`` in magnitude,
+    default :data:`artidyn.checks.MAX_STATE`). InputError for anything that is not real numbers
+    and for NaN / inf / out-of-range entries; ShapeError for another number of entries."""
+    from .checks import MAX_STATE, check_range
+
+    arr = as_real(x, where, f"{n} real numbers")
+    if arr.shape != (n,):
+        raise ShapeError(f"{where} must be {n} numbers, got {arr.size} (shape {arr.shape})")
+    check_range(arr, where, MAX_STATE if bound is None else bound)
+    return arr
+
+
+def check_count(x, where, minimum=0, maximum=2**62):
+    """``x`` as an int in ``minimum .. maximum``: a whole number (an integral float is accepted;
+    True / False, strings, NaN and arrays are not)."""
+    whole = isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
+    if not whole and isinstance(x, (float, np.floating)) and np.isfinite(x) and float(x).is_integer():
+        whole, x = True, int(x)
+    if not whole:
+        raise InputError(f"{where} must be a whole number >= {minimum}, got {shown(x)}")
+    if int(x) < minimum:
+        raise InputError(f"{where} must be >= {minimum}, got {int(x)}")
+    if int(x) > maximum:
+        raise InputError(f"{where} must be at most {maximum:.3g}, got {shown(int(x), 24)}")
+    return int(x)
+
+
+def check_number(x, where, minimum=None, positive=False):
+    """``x`` as a finite float (``>= minimum``; ``> 0`` when ``positive``); InputError otherwise
+    (a string, None, an array, complex, NaN)."""
+    ok = isinstance(x, (numbers.Real, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+    if ok:
+        try:
+            ok = bool(np.isfinite(float(x)))
+        except OverflowError:                   # an int of hundreds of digits
+            ok = False
+    if not ok:
+        raise InputError(f"{where} must be a finite real number, got {shown(x)}")
+    x = float(x)
+    if positive and not x > 0:
+        raise InputError(f"{where} must be > 0, got {x:.6g}")
+    if minimum is not None and not x >= minimum:
+        raise InputError(f"{where} must be >= {minimum:g}, got {x:.6g}")
+    return x
+
+
+def check_flag(x, where):
+    """``x`` as a bool: True / False (or 1 / 0); InputError for anything else (a string, None,
+    an array, whose truth value Python or numpy would take or refuse in its own words)."""
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (numbers.Integral, np.integer)) and int(x) in (0, 1)):
+        return bool(x)
+    raise InputError(f"{where} must be True or False, got {shown(x)}")
+
+
+def check_choice(x, choices, where):
+    """``x`` when it is one of the strings ``choices``; InputError listing them otherwise (also
+    for unhashable values such as lists, which a ``dict`` lookup would leak as a TypeError)."""
+    if not isinstance(x, str) or x not in choices:
+        raise InputError(f"{where} must be one of {', '.join(repr(c) for c in choices)}, got {shown(x)}")
+    return x
+
+
+def check_rigid(x, where, error=InputError):
+    """``x`` as a float (4, 4) rigid transform: a proper rotation (``R^T R = 1`` within 1e-6,
+    ``det R = +1``) and a last row (0, 0, 0, 1); ``error`` (InputError, or ModelError for model
+    data) naming ``where`` otherwise."""
+    T = as_real(x, where, "a 4x4 transform")
+    if T.shape != (4, 4):
+        raise error(f"{where} must be a 4x4 transform, got shape {T.shape}")
+    if not np.all(np.isfinite(T)):
+        raise error(f"{where} is not finite: {T.tolist()}")
+    R = T[:3, :3]
+    err, det = np.abs(R.T @ R - np.eye(3)).max(), np.linalg.det(R)
+    if err > 1e-6 or det < 0 or np.abs(T[3] - [0, 0, 0, 1]).max() > 1e-12:
+        raise error(f"{where} is not a rigid transform: rotation orthogonality error {err:.3g}, det {det:.6g}, "
+                    f"last row {T[3].tolist()} (expected (0, 0, 0, 1))")
+    return T

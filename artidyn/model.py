@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._text import one_line
-from .errors import ModelError, unknown_name
+from .errors import InputError, ModelError, shown, unknown_name
 from .geometry.shapes import Collision
 from .joints import FLAT, FREE, JOINT_NAMES, PRISMATIC, REVOLUTE, SPHERICAL
 
@@ -260,6 +260,16 @@ def _ro(a):
     return a
 
 
+def _check_key(name, kind, model_name):
+    """A body, joint or frame is named by a string or numbered by an int. Anything else (a list
+    such as ``["tool"]``, an array) would reach the name tables and leak Python's "unhashable
+    type"; refused here, naming the argument."""
+    if isinstance(name, (str, int, np.integer)) and not isinstance(name, (bool, np.bool_)):
+        return
+    extra = ", a body index (int) or an artidyn.Frame" if kind == "frame" else " or a body index (int)"
+    raise InputError(f"{kind}: expected the name (str) of a {kind} of model '{model_name}'{extra}; got {shown(name)}")
+
+
 class Model:
     """Immutable description of a rigid-body tree. Build it with :class:`artidyn.ModelBuilder`.
 
@@ -377,6 +387,7 @@ class Model:
 
     def body_id(self, name):
         """Body number of a body name (or of the body a frame is attached to)."""
+        _check_key(name, "body", self.name)
         if isinstance(name, (int, np.integer)):
             if not 0 <= name <= self.nb:
                 raise IndexError(f"body index {name} out of range 0..{self.nb} in model '{self.name}'")
@@ -389,6 +400,7 @@ class Model:
 
     def joint_id(self, name):
         """Body number ``i`` of the joint named ``name`` (joint i moves body i)."""
+        _check_key(name, "joint", self.name)
         if isinstance(name, (int, np.integer)):
             return self.body_id(name)
         if name in self._joint_index:
@@ -399,6 +411,7 @@ class Model:
         """The :class:`Frame` named ``name`` (a body name works too)."""
         if isinstance(name, Frame):
             return name
+        _check_key(name, "frame", self.name)
         if name in self._frame_index:
             return self.frames[self._frame_index[name]]
         if isinstance(name, (int, np.integer)):

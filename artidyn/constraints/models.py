@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..configuration import integrate
-from ..errors import InputError, ModelError
+from ..errors import InputError, ModelError, ShapeError, as_real, check_number, check_rigid
 from ..joints import PRISMATIC, REVOLUTE
 from ..kinematics import frame_placement, frame_velocity, jacobian, jacobian_bias
 
@@ -36,11 +36,24 @@ if TYPE_CHECKING:
 
 
 def _unit(x, what):
-    x = np.asarray(x, dtype=float)
+    """``x`` (3,) scaled to length 1; InputError naming ``what`` for anything else (NaN, zero)."""
+    x = as_real(x, what, "a nonzero 3-vector")
     n = np.linalg.norm(x)
     if x.shape != (3,) or not n > 0:
         raise InputError(f"{what} must be a nonzero 3-vector, got {x.tolist()}")
     return x / n
+
+
+def _world_target(target, where):
+    """A constraint's world target, checked when the constraint is made (not at its first use,
+    where a NaN would only show as a failed solve): a point (3,) of finite numbers, or a
+    placement (4, 4) that is a rigid transform."""
+    T = as_real(target, where, "a world point (3,) or a placement (4, 4)", finite=True)
+    if T.shape == (4, 4):
+        return check_rigid(T, where)
+    if T.shape != (3,):
+        raise ShapeError(f"{where} must be a world point (3,) or a placement (4, 4), got shape {T.shape}")
+    return T
 
 
 def _log3(R):
@@ -85,8 +98,10 @@ class _Frames(Constraint):
     def __init__(self, frame_a: FrameLike, frame_b: FrameLike | None = None, target: ArrayLike | None = None,
                  at: ArrayLike | None = None) -> None:
         self.frame_a, self.frame_b = frame_a, frame_b
-        self.target, self.at = target, at
         self.name = f"{frame_a} - {frame_b if frame_b is not None else 'world'}"
+        where = f"{type(self).__name__} {self.name}"
+        self.target = None if target is None else _world_target(target, f"{where}: target")
+        self.at = None if at is None else as_real(at, f"{where}: at", "a configuration q (numbers)", finite=True)
 
     def check(self, model):
         model.frame(self.frame_a)
@@ -95,16 +110,12 @@ class _Frames(Constraint):
 
     def _target(self, model):
         """The world placement (4x4) frame_a is held to when frame_b is None."""
-        if self.target is not None:
-            T = np.asarray(self.target, dtype=float)
-            if T.shape == (3,):
-                out = np.eye(4)
-                out[:3, 3] = T
-                return out
-            if T.shape == (4, 4):
-                return T
-            raise InputError(f"{type(self).__name__} {self.name}: target must be a point (3,) or a placement "
-                             f"(4, 4), got shape {T.shape}")
+        if self.target is not None:                 # checked when made: a point (3,) or a rigid (4, 4)
+            if self.target.shape == (4, 4):
+                return self.target
+            out = np.eye(4)
+            out[:3, 3] = self.target
+            return out
         if self.at is None:
             raise InputError(f"{type(self).__name__} {self.name}: with frame_b=None give target= (a world point "
                              f"or placement) or at=q (where frame_a is held)")
@@ -187,9 +198,7 @@ class Distance(_Frames):
     def __init__(self, frame_a: FrameLike, frame_b: FrameLike | None = None, length: float | None = None,
                  target: ArrayLike | None = None, at: ArrayLike | None = None) -> None:
         super().__init__(frame_a, frame_b, target, at)
-        if length is not None and not (np.isfinite(length) and length > 0):
-            raise InputError(f"Distance {self.name}: length must be a positive number, got {length!r}")
-        self.length = length
+        self.length = None if length is None else check_number(length, f"Distance {self.name}: length", positive=True)
 
     def _r(self, model, q):
         Ta, Tb = self._placements(model, q)
@@ -293,8 +302,17 @@ class Coupling(Constraint):
 
     def __init__(self, joint_a: str | int, joint_b: str | int, ratio: float = 1.0, offset: float = 0.0) -> None:
         self.joint_a, self.joint_b = joint_a, joint_b
-        self.ratio, self.offset = float(ratio), float(offset)
-        self.name = f"{joint_a} = {ratio:g} {joint_b} + {offset:g}"
+        self.ratio = check_number(ratio, f"Coupling {joint_a} - {joint_b}: ratio")
+        self.offset = check_number(offset, f"Coupling {joint_a} - {joint_b}: offset")
+        self.name = f"{joint_a} = {self.ratio:g} {joint_b} + {self.offset:g}"
+        if isinstance(joint_a, type(joint_b)) and isinstance(joint_a, (str, int)) and joint_a == joint_b:
+            self._same_joint(joint_a)
+
+    def _same_joint(self, joint):
+        """A joint coupled to itself is no relation between two joints: with ratio 1 its row is
+        zero (a redundant constraint), otherwise it silently pins the joint."""
+        raise InputError(f"Coupling {self.name}: joint_a and joint_b are the same joint '{joint}'; a coupling "
+                         f"relates two different 1-dof joints (to hold one joint, use JointPath)")
 
     def _dofs(self, model):
         out = []
@@ -307,7 +325,9 @@ class Coupling(Constraint):
         return out
 
     def check(self, model):
-        self._dofs(model)
+        (qa, _), (qb, _) = self._dofs(model)
+        if qa == qb:                                 # a name and a number of the same joint
+            self._same_joint(model.joint_names[model.joint_id(self.joint_a)])
 
     def phi(self, model, q):
         (qa, _), (qb, _) = self._dofs(model)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..configuration import integrate
-from ..errors import InputError
+from ..errors import InputError, as_real, check_number, check_vector
 from ..kinematics import frame_placement, frame_velocity, jacobian, jacobian_bias
 from ..spatial.motion import skew
 from .models import Constraint, _unit
@@ -184,16 +184,13 @@ class _OnPlane(PfaffianConstraint):
                  plane_omega: ArrayLike = 0.0, plane_point: ArrayLike = (0.0, 0.0, 0.0),
                  plane_velocity: ArrayLike = (0.0, 0.0, 0.0)) -> None:
         self.frame = frame
-        self.n = _unit(normal, f"{type(self).__name__} '{frame}': normal")
-        self.d = float(offset)
-        W = np.asarray(plane_omega, dtype=float)
-        self.Omega = W * self.n if W.ndim == 0 else W
-        self.p0 = np.asarray(plane_point, dtype=float)
-        self.V = np.asarray(plane_velocity, dtype=float)
-        if self.Omega.shape != (3,) or self.p0.shape != (3,) or self.V.shape != (3,) or not (
-                np.all(np.isfinite(self.Omega)) and np.all(np.isfinite(self.p0)) and np.all(np.isfinite(self.V))):
-            raise InputError(f"{type(self).__name__} '{frame}': plane_omega (a number or 3-vector), plane_point and "
-                             f"plane_velocity (3-vectors) must be finite")
+        where = f"{type(self).__name__} '{frame}'"
+        self.n = _unit(normal, f"{where}: normal")
+        self.d = check_number(offset, f"{where}: offset")
+        W = as_real(plane_omega, f"{where}: plane_omega", "a number or a 3-vector (rad/s)", finite=True)
+        self.Omega = W * self.n if W.ndim == 0 else check_vector(W, 3, f"{where}: plane_omega")
+        self.p0 = check_vector(plane_point, 3, f"{where}: plane_point")
+        self.V = check_vector(plane_velocity, 3, f"{where}: plane_velocity")
         if np.linalg.norm(np.cross(self.Omega, self.n)) > 1e-12 * (1 + np.linalg.norm(self.Omega)) \
                 or abs(self.V @ self.n) > 1e-12 * (1 + np.linalg.norm(self.V)):
             raise InputError(f"{type(self).__name__} '{frame}': the plane must move in itself (plane_omega parallel "
@@ -279,9 +276,7 @@ class RollingDisk(_Rolling):
     def __init__(self, frame: FrameLike, radius: float, axis: ArrayLike = (0.0, 1.0, 0.0), normal_row: bool = True,
                  **plane: Any) -> None:
         super().__init__(frame, normal_row, **plane)
-        if not (np.isfinite(radius) and radius > 0):
-            raise InputError(f"RollingDisk '{frame}': radius must be a positive number, got {radius!r}")
-        self.radius = float(radius)
+        self.radius = check_number(radius, f"RollingDisk '{frame}': radius", positive=True)
         self.axis = _unit(axis, f"RollingDisk '{frame}': axis")
         self.name = f"disk {frame} rolling"
 
@@ -310,9 +305,7 @@ class RollingSphere(_Rolling):
 
     def __init__(self, frame: FrameLike, radius: float, normal_row: bool = True, **plane: Any) -> None:
         super().__init__(frame, normal_row, **plane)
-        if not (np.isfinite(radius) and radius > 0):
-            raise InputError(f"RollingSphere '{frame}': radius must be a positive number, got {radius!r}")
-        self.radius = float(radius)
+        self.radius = check_number(radius, f"RollingSphere '{frame}': radius", positive=True)
         self.name = f"sphere {frame} rolling"
 
     def _geometry(self, model, q):
@@ -356,7 +349,7 @@ class KnifeEdge(PfaffianConstraint):
     def __init__(self, frame: FrameLike, lateral: ArrayLike = (0.0, 1.0, 0.0), point: ArrayLike | None = None) -> None:
         self.frame = frame
         self.lateral = _unit(lateral, f"KnifeEdge '{frame}': lateral")
-        self.point = None if point is None else np.asarray(point, dtype=float)
+        self.point = None if point is None else check_vector(point, 3, f"KnifeEdge '{frame}': point")
         self.name = f"knife edge {frame}"
 
     def check(self, model):
@@ -399,8 +392,10 @@ class _Path(PfaffianConstraint):
     ``acceleration`` (functions of t) default to complex-step derivatives of ``target``."""
 
     def _init_path(self, target, velocity, acceleration, rows):
-        if not callable(target):
-            raise InputError(f"{type(self).__name__}: the target must be a function of t")
+        for what, f in (("target", target), ("velocity", velocity), ("acceleration", acceleration)):
+            if not (callable(f) or (f is None and what != "target")):
+                raise InputError(f"{type(self).__name__} {self.name}: the {what} must be a function of t, got "
+                                 f"{type(f).__name__} {f!r:.40}")
         self._p, self.rows = target, rows
         self._pd = velocity or (lambda t: _time_derivative(self._p, t, "velocity"))
         self._pdd = acceleration or (lambda t: _time_derivative(self._pd, t, "acceleration"))

@@ -42,7 +42,8 @@ import numpy as np
 
 from ..configuration import as_q, as_batch, integrate
 from ..dynamics import crba, rnea
-from ..errors import InputError, ShapeError
+from ..dynamics._common import external_forces
+from ..errors import InputError, ShapeError, check_count, check_flag, check_number, shown
 from ..kernels.dispatch import _ON
 from . import compiled as _compiled
 
@@ -126,7 +127,13 @@ class _CompiledResult(ConstrainedResult):
 
 
 def _check(model, constraints) -> list[Any]:
-    constraints = [constraints] if hasattr(constraints, "rows") else list(constraints)
+    if hasattr(constraints, "rows"):
+        constraints = [constraints]
+    else:
+        try:
+            constraints = list(constraints)
+        except TypeError:                          # None, a number: not a list of constraints
+            raise InputError(f"constraints must be a constraint or a list of them, got {shown(constraints)}") from None
     for c in constraints:
         if not hasattr(c, "jacobian"):
             raise InputError(f"constraints: {c!r} is not a constraint (Point, Weld, Hinge, Distance, Coupling, "
@@ -229,13 +236,14 @@ def constrained_dynamics(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLik
         ``residual`` and ``rank`` arrays (N,) and ``status`` the worst of the states ("ok" <
         "redundant" < "inconsistent").
     """
+    baumgarte = check_baumgarte(baumgarte, "constrained_dynamics")
+    friction = check_flag(friction, "constrained_dynamics: friction")
     if method in ("auto", "sparse") and _ON[0]:
         fast = _fast(model, q, v, tau, constraints, f_ext, baumgarte, friction)
         if fast is not None:
             return fast
     if method not in METHODS:
         raise InputError(f"constrained_dynamics: unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    baumgarte = check_baumgarte(baumgarte, "constrained_dynamics")
     constraints = _check(model, constraints)
     if np.ndim(q) == 2 or np.ndim(v) == 2 or np.ndim(tau) == 2:
         return _batched(model, q, v, tau, constraints, method, f_ext, baumgarte, rank_tol, friction, t)
@@ -255,6 +263,7 @@ def constrained_dynamics(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLik
     rhs = tau - h
     m = J.shape[0]
     rank = _rank(J, rank_tol)
+    _check_free_inertia(model, q, M, J, rank)
     try:
         if m == 0:
             a, lam = np.linalg.solve(M, rhs), np.zeros(0)
@@ -270,6 +279,22 @@ def constrained_dynamics(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLik
         from ..dynamics.aba import singular_inertia
         raise singular_inertia(model, q) from None
     return _result(model, q, constraints, M, h, J, gamma, a, tau, lam, rank)
+
+
+def _check_free_inertia(model, q, M, J, rank):
+    """The constrained motion is defined when M is positive definite on the velocities the
+    constraints leave free (the null space of J). A joint that moves no inertia (a massless
+    subtree, a point mass on its axis) and that the constraints leave free makes it singular:
+    the ModelError of :func:`artidyn.aba`, naming the joint, rather than a least-norm answer
+    reported "redundant" or "inconsistent" (which would blame the constraints). A massless joint
+    that the constraints do drive (a massless coupler in a closed loop) passes."""
+    N = np.linalg.svd(J)[2][rank:].T if J.shape[0] else np.eye(model.nv)
+    if N.shape[1] == 0:
+        return
+    w = np.linalg.eigvalsh(N.T @ (0.5 * (M + M.T)) @ N)
+    if not w[0] > 1e-12 * max(float(np.max(np.abs(np.diag(M)))), 1e-300):     # relative to M's scale
+        from ..dynamics.aba import singular_inertia
+        raise singular_inertia(model, q)
 
 
 def check_baumgarte(baumgarte, where):
@@ -290,13 +315,10 @@ def _kernels_on():
 
 
 def _fext(model, f_ext):
+    """One state's f_ext, (nb + 1, 6) floats, checked as every dynamics function checks it."""
     if f_ext is None:
         return None
-    F = np.asarray(f_ext, dtype=float)
-    if F.shape != (model.nb + 1, 6):
-        raise ShapeError(f"f_ext must have shape ({model.nb + 1}, 6) (one wrench per body, row 0 ignored), got "
-                         f"{F.shape}")
-    return F
+    return np.ascontiguousarray(external_forces(model, f_ext, 1)[0], dtype=float)
 
 
 def _fast(model, q, v, tau, constraints, f_ext, baumgarte, friction):
@@ -331,13 +353,7 @@ def _batched(model, q, v, tau, constraints, method, f_ext, baumgarte, rank_tol, 
         raise ShapeError(f"constrained_dynamics: batches of different sizes (q {Q.shape[0]}, v {V.shape[0]}, "
                          f"tau {T.shape[0]})")
     Q, V, T = (np.ascontiguousarray(np.broadcast_to(x, (N, x.shape[1]))) for x in (Q, V, T))
-    F = None
-    if f_ext is not None:
-        F = np.asarray(f_ext, dtype=float)
-        if F.shape not in ((model.nb + 1, 6), (1, model.nb + 1, 6), (N, model.nb + 1, 6)):
-            raise ShapeError(f"f_ext must have shape ({model.nb + 1}, 6) or ({N}, {model.nb + 1}, 6) (one wrench per "
-                             f"body, row 0 ignored), got {F.shape}")
-        F = np.ascontiguousarray(np.broadcast_to(F if F.ndim == 3 else F[None], (N, model.nb + 1, 6)))
+    F = None if f_ext is None else np.ascontiguousarray(external_forces(model, f_ext, N), dtype=float)
     m = sum(c.rows for c in constraints)
     A, LAM = np.empty((N, model.nv)), np.empty((N, m))
     res, rank = np.zeros(N), np.full(N, 0, dtype=int)
@@ -436,6 +452,10 @@ def utdu_solve(U, D, sub, b):
 
 def _result(model, q, constraints, M, h, J, gamma, a, tau, lam, rank):
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(lam))):
+        from ..dynamics.aba import singular_inertia
+        err = singular_inertia(model, q)
+        if "move(s) no inertia" in str(err):        # a joint without inertia: named as aba names it
+            raise err
         raise InputError(f"constrained dynamics of '{model.name}': the result is not finite (a non-finite input, or "
                          f"a mass matrix that is singular at this q)")
     res = max(float(np.max(np.abs(J @ a - gamma), initial=0.0)),
@@ -515,6 +535,7 @@ def constrained_inverse_dynamics(model: Model, q: ArrayLike, v: ArrayLike, a: Ar
     """
     q, v, a = _state(model, q, v, a, "a")
     constraints = _check(model, constraints)
+    rank_tol = check_number(rank_tol, "constrained_inverse_dynamics: rank_tol", minimum=0.0)
     phi, J, Jdv = constraint_terms(model, q, v, constraints, t)
     act = np.asarray(model.actuated if actuated is None else actuated, dtype=bool)
     if act.shape != (model.nv,):
@@ -572,7 +593,12 @@ def assemble(model: Model, q: ArrayLike, constraints: Constraints, v: ArrayLike 
         raise ShapeError("assemble takes one configuration")
     q = Q[0]
     constraints = _check(model, constraints)
-    v = np.zeros(model.nv) if v is None else np.asarray(v, dtype=float)
+    tol = check_number(tol, "assemble: tol", minimum=0.0)
+    max_iter = check_count(max_iter, "assemble: max_iter")
+    V, single = (np.zeros((1, model.nv)), True) if v is None else as_batch(model, v, "v", "nv")
+    if not single:
+        raise ShapeError("assemble takes one velocity v (nv,)")
+    v = V[0]
     status, it = "not converged", 0
     for it in range(max_iter + 1):
         r = constraint_rows(model, q, v, constraints, t)

@@ -8,7 +8,7 @@ expressions) and loop over bodies, never over states.
 import numpy as np
 
 from ..checks import MAX_STATE
-from ..errors import InputError, ShapeError
+from ..errors import InputError, ShapeError, shown
 from ..kinematics import _joint_transforms as joint_transforms  # noqa: F401  X_up[i]: body i in its parent
 from ..kinematics import _states as batch_inputs  # noqa: F401  (Q, [V, A ...], single), common batch size
 
@@ -42,7 +42,12 @@ def external_forces(model, f_ext, N):
     """Check f_ext: None, (nb+1, 6) or (N, nb+1, 6) -> (N, nb+1, 6) or None. Row 0 is ignored."""
     if f_ext is None:
         return None
-    F = np.asarray(f_ext)
+    try:
+        F = np.asarray(f_ext)
+    except (TypeError, ValueError):             # a ragged nested list
+        F = None
+    if F is None or F.dtype.kind not in "biufcO":  # strings, bytes: not wrenches
+        raise InputError(f"f_ext must be numbers, one wrench [moment; force] per body, got {shown(f_ext)}")
     if F.dtype != object and not np.issubdtype(F.dtype, np.complexfloating):
         F = F.astype(float)
     shape = (model.nb + 1, 6)

@@ -21,7 +21,8 @@ import numpy as np
 from ..configuration import as_batch, as_q, unbatch
 from ..errors import InputError
 from ..kinematics import _placements
-from ..spatial.motion import force_apply, translation
+from ..kinematics.placements import _frame_on_body
+from ..spatial.motion import force_apply
 from . import _common
 from .rnea import _joint_wrenches
 
@@ -56,18 +57,17 @@ def external_wrench(model: Model, q: ArrayLike, frame: FrameLike, wrench: ArrayL
     """
     if expressed not in ("world", "local"):
         raise InputError(f"expressed must be 'world' or 'local', got {expressed!r}")
-    f = model.frame(frame)
+    body, T_bp = _frame_on_body(model, frame, point)      # checks the frame name and the point
     Q, single_q = as_q(model, q)
     W, single_w = as_batch(model, wrench, "wrench", 6)
     N = max(Q.shape[0], W.shape[0])
     W = np.broadcast_to(W, (N, 6))
-    T_bp = f.placement if point is None else f.placement @ translation(np.asarray(point, dtype=float))
     if expressed == "world":
-        R = (_placements(model, Q)[:, f.body] @ T_bp)[:, :3, :3]
+        R = (_placements(model, Q)[:, body] @ T_bp)[:, :3, :3]
         Rt = np.swapaxes(np.broadcast_to(R, (N, 3, 3)), 1, 2)
         W = np.concatenate([(Rt @ W[:, :3, None])[..., 0], (Rt @ W[:, 3:, None])[..., 0]], axis=1)
     out = np.zeros((N, model.nb + 1, 6), dtype=W.dtype)
-    out[:, f.body] = force_apply(T_bp, W)
+    out[:, body] = force_apply(T_bp, W)
     return unbatch(out, single_q and single_w)
 
 

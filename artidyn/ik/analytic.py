@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, check_number
 from ..joints import REVOLUTE
 from . import _kernels as K
 from ._lm import attempt
@@ -190,6 +190,7 @@ def ik_analytic(model: Model, target: ArrayLike, frame: FrameLike, q0: ArrayLike
     :class:`IKSolutions` (status "unreachable" with no solution, "joint_limits" when every
     solution breaks a limit; ``within_limits`` flags each one; ``branch`` labels the choices).
     """
+    tol = check_number(tol, "ik_analytic: tol", positive=True)   # a float: the compiled solver's type
     fam, d = family(model, frame)
     ch = support_chain(model, frame)
     Tt, single, kind, mode, w = parse_target(target, "pose")

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..checks import as_model, real_array
 from ..configuration import as_q, neutral
-from ..errors import InputError
+from ..errors import InputError, check_count, check_flag, check_number
 from ..spatial.rotations import log3
 from . import _kernels as K
 from ._batch import chain_fk_many, solve_many
@@ -74,8 +74,11 @@ def _configurations(model, q, name, N):
     has_quat = model._cache.get("ik_quat")
     if has_quat is None:
         has_quat = model._cache["ik_quat"] = bool(model.quaternion_slices)
-    Q = np.asarray(q, dtype=float) if not has_quat else None
-    if has_quat or Q.ndim not in (1, 2) or Q.shape[-1] != model.nq or not np.isfinite(Q).all():
+    try:
+        Q = None if has_quat else np.asarray(q, dtype=float)
+    except (TypeError, ValueError, OverflowError):   # not numbers: as_q says so, naming the argument
+        Q = None
+    if Q is None or Q.ndim not in (1, 2) or Q.shape[-1] != model.nq or not np.isfinite(Q).all():
         Q, _ = as_q(model, q, name)  # checks, normalises quaternions, raises the standard errors
     Q = Q[None] if Q.ndim == 1 else Q
     if Q.shape[0] not in (1, N):
@@ -100,7 +103,8 @@ def _run(model, ch, Tt, Q0, Qref, mode, w, tol, max_iterations, n_attempts, seed
     out_i = np.empty((N, 3), dtype=np.int64)
     out_e = np.empty((N, 2))
     pf = np.concatenate(((tol, w_ref, w_lim), w))
-    pi = np.array((mode, max_iterations, n_attempts, seed, use_q0, respect_limits), dtype=np.int64)
+    pi = np.array((mode, max_iterations, n_attempts, seed, use_q0, check_flag(respect_limits, "respect_limits")),
+                  dtype=np.int64)
     solve_many(Tt, Q0, Qref, ch.ci, ch.cf, pf, pi, out_q, out_i, out_e)
     return out_q, out_i, out_e
 
@@ -142,8 +146,7 @@ def ik(model: Model, target: ArrayLike, frame: FrameLike, q0: ArrayLike | None =
         Qref, w_ref = _configurations(model, q_ref, "q_ref", N)[:, ch.q_index], 1.0
     else:
         Qref, w_ref = np.zeros((1, ch.nq)), 0.0
-    if not (np.isfinite(avoid_limits) and avoid_limits >= 0):
-        raise InputError(f"avoid_limits must be a finite weight >= 0, got {avoid_limits}")
+    avoid_limits = check_number(avoid_limits, "ik: avoid_limits", minimum=0.0)
     Q, out_i, out_e = _run(model, ch, Tt, Q0, Qref, mode, w, tol, max_iterations, 1 + _count("restarts", restarts), seed,
                            q0 is not None, respect_limits, w_ref, avoid_limits)
     code = out_i[:, 0]
@@ -228,6 +231,9 @@ def ik_all(model: Model, target: ArrayLike, frame: FrameLike, q0: ArrayLike | No
     joints that do not move the frame). Returns :class:`IKSolutions`.
     """
     _real_inputs(model, target=target, q0=q0, weights=weights)
+    distinct_tol = check_number(distinct_tol, "ik_all: distinct_tol", minimum=0.0)
+    if max_solutions is not None:
+        max_solutions = check_count(max_solutions, "ik_all: max_solutions")
     ch = support_chain(model, frame)
     Tt, single, kind, mode, w = parse_target(target, kind, weights)
     if not single:
@@ -246,7 +252,7 @@ def ik_all(model: Model, target: ArrayLike, frame: FrameLike, q0: ArrayLike | No
         d = np.abs((sols - base[ch.q_index] + np.pi) % (2 * np.pi) - np.pi).sum(axis=1)
         sols = sols[np.argsort(d, kind="stable")]
     if max_solutions is not None:
-        sols = sols[:int(max_solutions)]
+        sols = sols[:max_solutions]
     if len(sols):
         status, msg = "converged", f"{len(sols)} distinct solution(s) from {S} starts"
     elif (code == K.REACH).all():

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..configuration import as_q, unbatch
+from ..errors import check_choice, check_number
 from ..joints import PRISMATIC, REVOLUTE
 from ._batch import chain_fk_jac_many
 from .chain import support_chain
@@ -29,10 +30,13 @@ if TYPE_CHECKING:
 ROWS = {"all": slice(0, 6), "orientation": slice(0, 3), "position": slice(3, 6)}
 
 
-def _rows(part):
-    if part not in ROWS:
-        raise ValueError(f"part must be one of {tuple(ROWS)}, got {part!r}")
-    return ROWS[part]
+def _scaled(J, part, length, where):
+    """The Jacobian rows ``part`` (N, k, n), the angular ones times ``length`` (> 0, metres);
+    ``where`` names the public function in the errors."""
+    J = J[:, ROWS[check_choice(part, tuple(ROWS), f"{where}: part")]].copy()
+    if part == "all":
+        J[:, :3] *= check_number(length, f"{where}: length", positive=True)
+    return J
 
 
 def _chain_state(model, q, frame):
@@ -45,26 +49,25 @@ def _chain_state(model, q, frame):
     return ch, Q, single, T, J
 
 
-def singular_values(model: Model, q: ArrayLike, frame: FrameLike, part: str = "all", length: float = 1.0) -> Array:
-    """Singular values (descending) of the frame's Jacobian rows ``part``; (k,) or (N, k)."""
+def singular_values(model: Model, q: ArrayLike, frame: FrameLike, part: str = "all", length: float = 1.0,
+                    where: str = "singular_values") -> Array:
+    """Singular values (descending) of the frame's Jacobian rows ``part``; (k,) or (N, k).
+    ``where``: the public function named in error messages."""
     ch, Q, single, T, J = _chain_state(model, q, frame)
-    J = J[:, _rows(part)].copy()
-    if part == "all":
-        J[:, :3] *= length
-    return unbatch(np.linalg.svd(J, compute_uv=False), single)
+    return unbatch(np.linalg.svd(_scaled(J, part, length, where), compute_uv=False), single)
 
 
 def manipulability(model: Model, q: ArrayLike, frame: FrameLike, part: str = "all",
                    length: float = 1.0) -> float | Array:
     """Yoshikawa's manipulability w = prod of the singular values (sqrt(det(J J^T)) if m <= n)."""
-    s = singular_values(model, q, frame, part, length)
+    s = singular_values(model, q, frame, part, length, "manipulability")
     return np.prod(s, axis=-1)
 
 
 def condition_number(model: Model, q: ArrayLike, frame: FrameLike, part: str = "all",
                      length: float = 1.0) -> float | Array:
     """sigma_max / sigma_min of the Jacobian rows ``part`` (inf at a singular posture)."""
-    s = singular_values(model, q, frame, part, length)
+    s = singular_values(model, q, frame, part, length, "condition_number")
     with np.errstate(divide="ignore"):
         return np.where(s[..., -1] > 0, s[..., 0] / np.where(s[..., -1] > 0, s[..., -1], 1.0), np.inf)
 
@@ -72,7 +75,8 @@ def condition_number(model: Model, q: ArrayLike, frame: FrameLike, part: str = "
 def is_singular(model: Model, q: ArrayLike, frame: FrameLike, part: str = "all", tol: float = 1e-6,
                 length: float = 1.0) -> bool | Array:
     """True where sigma_min <= tol * sigma_max (the Jacobian rows ``part`` lose rank)."""
-    s = singular_values(model, q, frame, part, length)
+    tol = check_number(tol, "is_singular: tol", minimum=0.0)
+    s = singular_values(model, q, frame, part, length, "is_singular")
     return s[..., -1] <= tol * s[..., 0]
 
 
@@ -130,9 +134,8 @@ def singularity(model: Model, q: ArrayLike, frame: FrameLike, part: str = "all",
     ch, Q, single, T, J = _chain_state(model, q, frame)
     if not single:
         raise ValueError("singularity takes one posture; use is_singular for a batch")
-    A = J[0, _rows(part)].copy()
-    if part == "all":
-        A[:3] *= length
+    tol = check_number(tol, "singularity: tol", minimum=0.0)
+    A = _scaled(J, part, length, "singularity")[0]
     U, s, Vt = np.linalg.svd(A)
     small = s <= tol * s[0]
     m, n = A.shape

@@ -5,7 +5,7 @@ Every target becomes a batch ``Tt`` (N, 4, 4) plus a kernel ``mode`` and row wei
 """
 import numpy as np
 
-from ..errors import InputError, ShapeError
+from ..errors import InputError, ShapeError, as_real, check_choice
 from ._kernels import pose_defects
 
 KINDS = ("pose", "position", "orientation")
@@ -37,7 +37,8 @@ def parse_target(target, kind=None, weights=None):
     (N, 3, 3) orientation; a lone (3, 3) array is ambiguous (three positions or one rotation)
     and needs ``kind``. ``weights``: (w_rotation, w_position) or 6 row weights.
     """
-    T = np.asarray(target, dtype=float)
+    T = as_real(target, "target", "a pose (4, 4), a position (3,) or an orientation (3, 3) of real numbers, or a "
+                "batch of them")
     if kind is None:
         if T.ndim in (2, 3) and T.shape[-2:] == (4, 4):
             kind = "pose"
@@ -51,8 +52,7 @@ def parse_target(target, kind=None, weights=None):
         else:
             raise ShapeError(f"target of shape {T.shape}: expected a pose (4, 4), a position (3,), an "
                              f"orientation (3, 3) with kind='orientation', or a batch of them")
-    if kind not in KINDS:
-        raise InputError(f"kind must be one of {KINDS}, got {kind!r}")
+    check_choice(kind, KINDS, "kind")
     need = {"pose": (4, 4), "position": (3,), "orientation": (3, 3)}[kind]
     nd = len(need)
     if T.shape[-nd:] != need or T.ndim not in (nd, nd + 1):
@@ -84,7 +84,7 @@ def _weights(weights, kind):
     """Row weights (6,) [rotation; position]; rows a kind does not target are zero."""
     if weights is None:
         return _DEFAULT_W[kind]
-    wa = np.asarray(weights, dtype=float).ravel()
+    wa = as_real(weights, "weights", "(w_rotation, w_position) or 6 row weights [rotation; position]").ravel()
     if wa.size not in (2, 6):
         raise ShapeError(f"weights must be (w_rotation, w_position) or 6 row weights "
                          f"[rotation; position], got {wa.size} values")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..configuration import random_configuration
+from ..errors import check_count, check_vector
 from .chain import support_chain
 from .numeric import chain_placements
 
@@ -91,10 +92,10 @@ def workspace(model: Model, frame: FrameLike, n: int = 20000, rng: int | np.rand
     """
     from .singular import manipulability
     ch = support_chain(model, frame)
-    Q = random_configuration(model, rng, size=int(n))
+    Q = random_configuration(model, rng, size=check_count(n, "workspace: n", minimum=1))
     if q is not None:
         keep = np.setdiff1d(np.arange(model.nq), ch.q_index)
-        Q[:, keep] = np.asarray(q, dtype=float)[keep]
+        Q[:, keep] = check_vector(q, model.nq, "workspace: q")[keep]
     P = chain_placements(ch, Q[:, ch.q_index])[:, :3, 3]
     centre = ch.reach[0] if ch.reach is not None else np.zeros(3)
     r = np.linalg.norm(P - centre, axis=1)

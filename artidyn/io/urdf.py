@@ -88,7 +88,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..builder import ModelBuilder
-from ..errors import InputError, ModelError, ParseError, PlausibilityWarning
+from ..checks import MAX_LENGTH
+from ..errors import InputError, ModelError, ParseError, PlausibilityWarning, check_vector
 from ..geometry import Box, Capsule, Cylinder, Mesh, Sphere
 from ..model import ConstraintSpec
 from .mesh_paths import resolve_mesh
@@ -297,6 +298,7 @@ def load_urdf(path: str | PathLike[str], floating_base: bool = False, strict: bo
     ModelError : inconsistent tree or physics (missing links, cycles, bad inertia, zero axis ...).
     FileNotFoundError : ``path`` is not a file.
     """
+    gravity = check_vector(gravity, 3, "load_urdf: gravity", MAX_LENGTH)
     data, source = read_source(path)
     reader = UrdfReader(parse_xml(data, source), source, strict, repair, collisions)
     blank = blank_before_declaration(data)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..configuration import as_batch, as_q, batch_size, unbatch
-from ..errors import InputError
+from ..errors import InputError, as_real, shown
 from ..joints import jcalc
 from ..spatial._num import result_dtype
 from ..spatial.motion import translation
@@ -58,10 +58,11 @@ def _frame_on_body(model, frame, point=None):
         raise
     P = f.placement
     if point is not None:
-        point = np.asarray(point, dtype=float)
-        if point.shape != (3,) or not np.all(np.isfinite(point)):
-            raise InputError(f"point must be 3 finite coordinates in frame '{f.name}', got {point.tolist()}")
-        P = P @ translation(point)
+        what = f"3 finite coordinates in frame '{f.name}'"
+        arr = as_real(point, "point", what)
+        if arr.shape != (3,) or not np.all(np.isfinite(arr)):
+            raise InputError(f"point must be {what}, got {shown(point)}")
+        P = P @ translation(arr)
     return f.body, P
 
 

@@ -17,6 +17,7 @@ from ..constraints.solve import _check, constraint_rows
 from ..dynamics import crba, kinetic_energy, potential_energy, rnea
 from ..errors import InputError
 from . import core
+from .checks import check_times
 from .problem import ServoResult, ServoRun
 
 
@@ -69,7 +70,11 @@ class ModelServo:
             return self._gibbs_appell(q, v, h, s, a, index)
         if method != "lagrange":
             raise InputError(f"ModelServo: method must be 'lagrange' or 'gibbs_appell', got {method!r}")
-        sol = core.solve(M, h, s.J, -s.bias, self.D, a.J, -a.bias)
+        try:
+            sol = core.solve(M, h, s.J, -s.bias, self.D, a.J, -a.bias)
+        except np.linalg.LinAlgError:                 # M singular on the free motions: name the joint, as aba does
+            from ..dynamics.aba import singular_inertia
+            raise singular_inertia(m, q) from None
         return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, index, sol.why())
 
     def _gibbs_appell(self, q, v, h, s, a, index):
@@ -108,6 +113,7 @@ class ModelServo:
         first-kind relations (mass-weighted): a :class:`~artidyn.servo.problem.ServoRun` (energy:
         kinetic + potential)."""
         m = self.model
+        t_final, dt = check_times(t_final, dt, "ModelServo.simulate")
         cons = self.servo + self.rolling
         q, v, _ = project(m, np.asarray(q0, dtype=float), np.asarray(v0, dtype=float), cons)
         n_steps = int(np.ceil(t_final / dt - 1e-9))

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import core
+from .checks import check_mass_matrix, check_times
 from .problem import ServoResult, ServoRun
 
 
@@ -29,6 +30,7 @@ class NumericServo:
         if M.shape != (n, n) or q.shape != (n,) or qd.shape != (n,):
             raise InputError(f"NumericServo ({self.name}): M(q, t) is {M.shape}, q {q.shape}, qd {qd.shape}: they "
                              f"must agree (n x n, n, n)")
+        check_mass_matrix(M, q, qd, t, f"NumericServo ({self.name}): M(q, t)")
         E = np.asarray(self.E(q, qd, t), dtype=float).reshape(-1, n)
         D = np.asarray(self.D(q, t), dtype=float).reshape(-1, n)
         A = None if self.A is None else np.asarray(self.A(q, qd, t), dtype=float).reshape(-1, n)
@@ -41,6 +43,7 @@ class NumericServo:
 
     def simulate(self, q0, qd0, t_final, dt):
         """RK4 on (q, qd) (vector coordinates): a :class:`ServoRun` (energy not known here: NaN)."""
+        t_final, dt = check_times(t_final, dt, f"NumericServo.simulate ({self.name})")
         q, qd = np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float)
         n_steps = int(np.ceil(t_final / dt - 1e-9))
         rows, work = [], 0.0

@@ -27,7 +27,7 @@ import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 
 from ..errors import InputError
-from . import core
+from . import checks, core
 
 T_SYMBOL = dynamicsymbols._t
 
@@ -76,14 +76,17 @@ class ServoProblem:
     Parameters
     ----------
     coordinates : list of ``dynamicsymbols`` (functions of ``sympy.Symbol("t")``)
-    kinetic_energy : SymPy expression in the coordinates, their derivatives and t
+    kinetic_energy : SymPy expression in the coordinates, their derivatives and t: a polynomial
+        of degree at most 2 in the velocities (``T2 + T1 + T0``, rheonomic parts allowed) whose
+        Hessian in them, the mass matrix, is positive definite at every state evaluated
     potential_energy : optional SymPy expression in the coordinates and t
     generalized_forces : optional list (one per coordinate)
     servo : list of relations ``s = 0``: finite (coordinates and t) or in the velocities
     directions : rows of D (j lists of n expressions or numbers); default: D = E, the servo
         relations realised as ideal constraints
     rolling : optional first-kind relations, linear in the velocities (``A qdot + a = 0``)
-    parameters : optional {symbol: value} substituted everywhere
+    parameters : optional {symbol: value} substituted everywhere; every other symbol must be a
+        coordinate, its derivative or the time t (:mod:`.checks`)
     """
 
     def __init__(self, coordinates, kinetic_energy, potential_energy=0, generalized_forces=None, servo=(),
@@ -131,7 +134,20 @@ class ServoProblem:
         for x in self.rolling:
             if any(x.has(a) for a in self.qdd) or any(sp.diff(x, v, 2) != 0 for v in self.qd):
                 raise InputError(f"ServoProblem: rolling relation {x} must be linear in the velocities")
+        self._check_statement(Q)
         self._build()
+
+    def _check_statement(self, Q):
+        """The statement's symbols, the kinetic energy's form, the relations' content (:mod:`.checks`)."""
+        where = f"ServoProblem ({self.name})"
+        items = [("kinetic energy", self._T), ("potential energy", self._U)]
+        items += [(f"generalized force {i}", sp.sympify(x)) for i, x in enumerate(Q)]
+        items += [(f"servo relation {k}", s) for k, s in enumerate(self.servo)]
+        items += [(f"directions row {k}", x) for k, row in enumerate(self._D.tolist()) for x in row]
+        items += [(f"rolling relation {k}", x) for k, x in enumerate(self.rolling)]
+        checks.check_symbols(items, self.q, T_SYMBOL, where)
+        checks.check_quadratic(self._T, self.qd, where)
+        checks.check_relations(self.servo, self.rolling, self.q, self.qd, where)
 
     # --- symbols and compiled functions -----------------------------------------------------
     def _plain(self, expr):
@@ -184,10 +200,11 @@ class ServoProblem:
             return self._degrees
         n, t = self.n, T_SYMBOL
         mu = sp.Matrix(self._mu)
-        qdd_expr = self._M.LUsolve(-self._h + self._D.T * mu)
-        acc = dict(zip(self.qdd, qdd_expr))
         rng = np.random.default_rng(12345)
         probe = {**{s_: sp.Float(rng.uniform(0.3, 1.1)) for s_ in self._qs + self._u}, t: sp.Float(0.37)}
+        self._mass_matrix(*(np.array([float(probe[s_]) for s_ in syms]) for syms in (self._qs, self._u)), 0.37)
+        qdd_expr = self._M.LUsolve(-self._h + self._D.T * mu)      # M is regular: checked at the probe state
+        acc = dict(zip(self.qdd, qdd_expr))
         no_mu = {m: 0 for m in self._mu}
         limit = 2 * n + 2
 
@@ -265,8 +282,14 @@ class ServoProblem:
             raise InputError("ServoProblem: q, qdot and t must be finite")
         return q, qd, float(t)
 
-    def _mats(self, q, qd, t):
+    def _mass_matrix(self, q, qd, t):
+        """M at a state, refused unless positive definite there (:func:`.checks.check_mass_matrix`)."""
         M = np.asarray(self.M_f(q, qd, t), dtype=float).reshape(self.n, self.n)
+        checks.check_mass_matrix(M, q, qd, t, f"ServoProblem ({self.name})")
+        return M
+
+    def _mats(self, q, qd, t):
+        M = self._mass_matrix(q, qd, t)
         h = np.asarray(self.h_f(q, qd, t), dtype=float).reshape(self.n)
         D = np.asarray(self.D_f(q, qd, t), dtype=float).reshape(self.j, self.n)
         return M, h, D
@@ -354,8 +377,7 @@ class ServoProblem:
         later than directly), one whose internal dynamics are unstable at the equilibrium nearest
         the start (:meth:`internal_dynamics`; ``allow_unstable=True`` runs it anyway)."""
         q, qd, t0 = self._state(q0, qd0, 0.0)
-        if not (np.isfinite(dt) and dt > 0 and np.isfinite(t_final) and t_final > 0):
-            raise InputError(f"ServoProblem.simulate: dt and t_final must be positive, got {dt!r}, {t_final!r}")
+        t_final, dt = checks.check_times(t_final, dt, f"ServoProblem.simulate ({self.name})")
         start = self.accelerations(q, qd, 0.0, stabilization)
         if start.status != core.DETERMINED:
             raise InputError(f"ServoProblem.simulate ({self.name}): {start.why}")

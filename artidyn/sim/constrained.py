@@ -30,7 +30,7 @@ from ..constraints import constrained_dynamics, constraint_rows
 from ..constraints.projection import project
 from ..constraints.solve import _check, check_baumgarte
 from ..dynamics import kinetic_energy, potential_energy
-from ..errors import InputError, SimulationError
+from ..errors import InputError, ShapeError, SimulationError, as_real
 from ..firstuse import clock
 from .integrate import rk4_step, semi_implicit_step
 from .result import Energy, SimulationResult
@@ -98,7 +98,7 @@ def _compiled_unfit(model, constraints, tau, f_ext, nsteps):
         return "a Python function for tau"
     if f_ext is not None and (callable(f_ext) or np.shape(f_ext) != (model.nb + 1, 6)):
         return "external wrenches that change over time"
-    T = np.asarray(tau, dtype=float) if not callable(tau) else None
+    T = as_real(tau, "tau", "torques (numbers) or a function tau(t, q, v)") if not callable(tau) else None
     if T is not None and not (T.ndim == 0 or T.shape == (model.nv,) or T.shape == (nsteps, model.nv)):
         return f"tau of shape {T.shape} (give a number, (nv,) or one row per step ({nsteps}, nv))"
     return ""
@@ -178,12 +178,15 @@ def _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_
     if callable(tau):
         tau_of = tau
     else:
-        table = np.asarray(tau, dtype=float)
-        if table.ndim == 2:
+        table = as_real(tau, "tau", "torques (numbers) or a function tau(t, q, v)")
+        if table.ndim == 2 and table.shape[1] == model.nv:
             tau_of = (lambda s, qq, vv: table[min(row[0], table.shape[0] - 1)])
-        else:
+        elif table.ndim == 0 or table.shape in ((model.nv,), (1,)):
             c = np.broadcast_to(table, (model.nv,))
             tau_of = (lambda s, qq, vv: c)
+        else:
+            raise ShapeError(f"simulate with constraints: tau has shape {table.shape}; give a number, ({model.nv},) "
+                             f"or one row per step (K, {model.nv})")
     lams = []   # the multipliers of each stage of the current step
 
     def f(s, Qs, Vs):

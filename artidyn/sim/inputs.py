@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError, ShapeError
+from ..errors import InputError, ShapeError, as_real
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -84,7 +84,7 @@ def torque_table(model, tau, grid, N, single):
             raise ShapeError(f"TimeTable for tau has {vals.shape[1]} runs; the simulation has {N}")
         tv = vals[:, None] if vals.ndim == 2 else vals
         return (LINEAR if tau.interpolation == "linear" else HOLD), tau.t, np.ascontiguousarray(tv.transpose(1, 0, 2))
-    arr = np.asarray(tau, dtype=float)
+    arr = as_real(tau, "tau", "torques (numbers), a TimeTable or a function tau(t, q, v)")
     _finite(arr, "tau")
     if arr.ndim == 0:
         return (NONE if arr == 0 else CONSTANT), grid[:1], np.full((1, 1, nv), float(arr))
@@ -124,7 +124,7 @@ def wrench_table(model, f_ext, grid, N, single):
         fv = vals[:, None] if vals.ndim == 3 else vals
         mode = LINEAR if f_ext.interpolation == "linear" else HOLD
         return mode, f_ext.t, np.ascontiguousarray(fv.transpose(1, 0, 2, 3))
-    arr = np.asarray(f_ext, dtype=float)
+    arr = as_real(f_ext, "f_ext", "wrenches (numbers), a TimeTable or a function f_ext(t, q, v)")
     _finite(arr, "f_ext")
     if arr.shape[-2:] != shape or arr.ndim not in (2, 3):
         raise ShapeError(f"f_ext has shape {arr.shape}; expected ({shape[0]}, 6) (one wrench per body, row 0 "

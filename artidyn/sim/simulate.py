@@ -18,7 +18,7 @@ import numpy as np
 
 from ..checks import MAX_STATE
 from ..configuration import _joint_at_q, as_batch, as_q
-from ..errors import InputError, ShapeError, SimulationError
+from ..errors import InputError, ShapeError, SimulationError, check_count, check_number
 from ..firstuse import clock
 from ..joints import CYLINDRICAL, FREE, SPHERICAL
 from ..kernels.dispatch import kernels_enabled
@@ -107,9 +107,16 @@ def default_dt(model: Model, q: ArrayLike | None = None, method: str = "rk4", la
     from ..configuration import integrate, neutral
     from ..dynamics import crba, gravity_torque
 
+    largest = check_number(largest, "default_dt: largest", positive=True)
     if model.nv == 0:
         return largest
-    q = neutral(model) if q is None else np.asarray(q, dtype=float)
+    if q is None:
+        q = neutral(model)
+    else:
+        Q, single = as_q(model, q, "default_dt: q")
+        if not single:
+            raise ShapeError(f"default_dt takes one configuration q ({model.nq},), got a batch of {Q.shape[0]}")
+        q = Q[0]
     M = crba(model, q)
     eps = 1e-6
     E = np.eye(model.nv) * eps
@@ -450,10 +457,52 @@ def _python_torque(model, Bact, out):
     return out
 
 
+# stderr absent (None: pythonw, some daemons and services), closed, or a broken pipe: a progress
+# bar is a comfort, never a reason to stop a run
+_STDERR_ERRORS = (AttributeError, ValueError, OSError)
+
+
+def _stderr_is_terminal():
+    """True when stderr is an open terminal (where a bar shows by default)."""
+    try:
+        return bool(sys.stderr.isatty())
+    except _STDERR_ERRORS:
+        return False
+
+
+class _ProgressBar:
+    """A tqdm bar on stderr that goes quiet, and lets the run go on, the first time stderr
+    refuses a write."""
+
+    def __init__(self, bar):
+        self.bar = bar
+
+    def update(self, n):
+        self._call("update", n)
+
+    def close(self):
+        self._call("close")
+
+    def _call(self, what, *args):
+        if self.bar is None:
+            return
+        try:
+            getattr(self.bar, what)(*args)
+        except _STDERR_ERRORS:
+            self.bar = None
+
+
 def _progress_bar(total, done, name):
+    """A :class:`_ProgressBar`, or None when stderr cannot take one (then no bar at all)."""
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=done, desc=f"simulate {name}", unit="sample", leave=False, file=sys.stderr)
+    if sys.stderr is None:
+        return None
+    try:
+        return _ProgressBar(tqdm(total=total, initial=done, desc=f"simulate {name}", unit="sample", leave=False,
+                                 file=sys.stderr))
+    except _STDERR_ERRORS:
+        return None
 
 
 # --- the public functions -----------------------------------------------------------------------
@@ -647,8 +696,11 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
 def _record_bits(record):
     """The engine's bit mask for the ``record`` argument (q and v are always kept)."""
     bits = {"q": 1, "v": 2, "a": 4, "tau": 8, "energy": 16}
-    items = (record,) if isinstance(record, str) else tuple(record)
-    unknown = [x for x in items if x not in bits]
+    try:
+        items = (record,) if isinstance(record, str) else tuple(record)
+    except TypeError:                               # a number: not a list of names
+        items = ()
+    unknown = [x for x in items if not isinstance(x, str) or x not in bits]
     if unknown or "q" not in items or "v" not in items:
         raise InputError(f"simulate: record must list 'q', 'v' and any of 'a', 'tau', 'energy'; got {record!r}")
     return sum(bits[x] for x in set(items))
@@ -696,11 +748,13 @@ def _grids(model, Q, t_final, dt, method, t_eval, record_every):
 
 def _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every, rtol,
               atol, energy_tol, friction, max_steps, progress, rollout=False, record=None):
-    for name, val in (("rtol", rtol), ("atol", atol)):
-        if not (np.isfinite(val) and val > 0):
-            raise InputError(f"simulate: {name} must be a positive number, got {val!r}")
-    if energy_tol is not None and not energy_tol > 0:
-        raise InputError(f"simulate: energy_tol must be positive or None, got {energy_tol!r}")
+    rtol = check_number(rtol, "simulate: rtol", positive=True)
+    atol = check_number(atol, "simulate: atol", positive=True)
+    if isinstance(energy_tol, (float, np.floating)) and energy_tol == np.inf:
+        energy_tol = None                           # no bound: as None
+    if energy_tol is not None:
+        energy_tol = check_number(energy_tol, "simulate: energy_tol (or None)", positive=True)
+    max_steps = check_count(max_steps, "simulate: max_steps", minimum=1)
     if method == "dopri5" and friction and np.any(model.coulomb):
         joints = [model.joint_names[i] for i in range(1, model.nb + 1)
                   if np.any(model.coulomb[model.v_slice(model.joint_names[i])])]
@@ -723,7 +777,7 @@ def _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, metho
     if N == 1 and not rollout and not kernels_enabled() and run.reference_fits():
         run.run_reference()         # kernels switched off (reference_only): the readable loop, nothing compiles
     elif N == 1 and not rollout:
-        run.run_single(progress if progress is not None else (None if sys.stderr.isatty() else False))
+        run.run_single(progress if progress is not None else (None if _stderr_is_terminal() else False))
     else:
         run.run_batch()
     wall = clock() - start

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..configuration import as_q, difference, integrate
-from ..errors import InputError, ShapeError
+from ..errors import InputError, ShapeError, as_real, check_number
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -24,10 +24,8 @@ if TYPE_CHECKING:
 
 def _profile(T, t):
     """s, ds/dt, d2s/dt2 of the quintic time scaling at times ``t`` (clamped to [0, T])."""
-    T = float(T)
-    if not np.isfinite(T) or T <= 0:
-        raise InputError(f"quintic: the duration T must be a positive number of seconds, got {T!r}")
-    t = np.asarray(t, dtype=float)
+    T = check_number(T, "quintic: the duration T (seconds)", positive=True)
+    t = as_real(t, "quintic: t", "a time or an array of times (seconds)")
     u = np.clip(t / T, 0.0, 1.0)
     inside = (t > 0) & (t < T)
     s = u**3 * (10 - 15 * u + 6 * u**2)
@@ -52,8 +50,8 @@ def quintic(q0: ArrayLike, q1: ArrayLike, T: float, t: ArrayLike) -> tuple[Array
     -------
     q, qd, qdd : arrays of shape ``t.shape + q0.shape``
     """
-    q0 = np.asarray(q0, dtype=float)
-    q1 = np.asarray(q1, dtype=float)
+    q0 = as_real(q0, "quintic: q0", "a number or an array of numbers")
+    q1 = as_real(q1, "quintic: q1", "a number or an array of numbers")
     if q0.shape != q1.shape:
         raise ShapeError(f"quintic: q0 has shape {q0.shape} and q1 {q1.shape}; they must match")
     s, ds, dds = _profile(T, t)
