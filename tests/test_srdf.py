@@ -76,3 +76,55 @@ def test_example_robots_read_their_srdf():
     after = len(contact_candidates(model, T).distance)
     assert after < before                                          # the SRDF switches off touching neighbours
     assert erd.example_robot_srdf("solo12").name == "solo.srdf"
+
+
+def limited_arm():
+    b = ad.ModelBuilder("arm")
+    b.add_body("base", "world", "free", mass=2.0, inertia=np.eye(3) * 0.02)
+    for k, parent in ((1, "base"), (2, "l1"), (3, "l2")):
+        b.add_body(f"l{k}", parent, "revolute", joint_name=f"shoulder_{k}", axis=(0, 0, 1), xyz=(0.2, 0, 0),
+                   mass=1.0, inertia=np.eye(3) * 0.01, lower=-2.8, upper=2.8)
+    return b.build()
+
+
+def posture(tmp_path, joints):
+    f = tmp_path / "arm.srdf"
+    f.write_text('<robot name="arm"><group_state name="p" group="all">'
+                 + "".join(f'<joint name="{n}" value="{v}"/>' for n, v in joints) + "</group_state></robot>")
+    return f
+
+
+def test_misspelt_joint_is_warned_with_the_closest_name(tmp_path):
+    from artidyn.errors import PlausibilityWarning
+    model = limited_arm()
+    f = posture(tmp_path, [("shoulder_1", 0.1), ("shoulder_2", 0.2), ("shoulder_3", 0.3), ("sholder_3", 1.0)])
+    with pytest.warns(PlausibilityWarning, match=r"posture 'p': joint 'sholder_3': is not a joint of model 'arm' "
+                                                 r"\(did you mean 'shoulder_3'\?\)"):
+        q = srdf_configurations(model, f)["p"]
+    assert q[model.q_slice("shoulder_3")] == 0.3
+    assert any("sholder_3" in str(n) for n in model.load_report.notes)
+
+
+def test_a_posture_of_another_variant_is_read_quietly(tmp_path):
+    # most of its joints are not the model's: a reduced or other variant of the robot, not a typo
+    import warnings
+    model = limited_arm()
+    f = posture(tmp_path, [("shoulder_1", 0.1), ("leg_1", 0.2), ("leg_2", 0.3), ("leg_3", 0.4), ("shoulder_4", 1.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        q = srdf_configurations(model, f)["p"]
+    assert q[model.q_slice("shoulder_1")] == 0.1
+
+
+def test_zero_quaternion_skips_its_posture_and_values_beyond_limits_are_warned(tmp_path):
+    from artidyn.errors import PlausibilityWarning
+    model = limited_arm()
+    f = posture(tmp_path, [("root_joint", "0 0 1 0 0 0 0"), ("shoulder_1", 0.1)])
+    with pytest.warns(PlausibilityWarning, match=r"joint 'root_joint': the quaternion \[0.0, 0.0, 0.0, 0.0\] is zero"):
+        assert "p" not in srdf_configurations(model, f)
+    f = posture(tmp_path, [("root_joint", "0 0 1 0 0 0 2"), ("shoulder_2", 90.0)])
+    with pytest.warns(PlausibilityWarning, match=r"posture 'p': joint 'shoulder_2'.*value 90 is outside the joint's "
+                                                 r"limits \[-2.8, 2.8\] \(kept\)"):
+        q = srdf_configurations(model, f)["p"]
+    assert q[model.q_slice("shoulder_2")] == 90.0
+    np.testing.assert_allclose(q[model.q_slice("root_joint")], [0, 0, 1, 0, 0, 0, 1])   # normalised

@@ -22,12 +22,13 @@ Parsed with the same safe XML reader as URDF (no DTD, no entities, size limits);
 file and the line. Links are the URDF's, mapped to the model's bodies (lumped links to the body
 that carries them); pairs on one body are dropped (a body never collides with itself).
 """
+import difflib
 import pathlib
 
 import numpy as np
 
 from ..configuration import neutral
-from ..errors import NameNotFound, ParseError
+from ..errors import NameNotFound, ParseError, PlausibilityWarning
 from .safexml import parse_xml, read_source, xml_number
 
 
@@ -44,6 +45,9 @@ def _body(model, link, source, line):
         return model.frame(link).body
     except NameNotFound:
         raise ParseError(f"{source}:{line}: link '{link}' is not in model '{model.name}'") from None
+
+
+MARGIN = (1e-6, 0.02)   # a posture value beyond a limit by more than 1e-6 + 2 % of the range is warned
 
 
 def srdf_disabled_pairs(model, path):
@@ -71,8 +75,18 @@ def apply_srdf(model, path):
 
 def srdf_configurations(model, path):
     """{name: q} of the SRDF's ``<group_state>`` poses (joints not named keep the neutral value;
-    a free joint ``root_joint`` given with 7 values is taken as [p, quaternion xyzw])."""
+    a free joint ``root_joint`` given with 7 values is taken as [p, quaternion xyzw]).
+
+    Checked against the model, each with a ``PlausibilityWarning`` and a load-report note:
+
+    - a joint the model lacks is skipped; it is warned, with the closest joint of the model, when it
+      is no joint of the model's URDF either, is close to one of the model's, and the posture names
+      few such joints (a misspelling, rather than the posture of another variant of the robot);
+    - a quaternion that is zero or not finite skips its posture (no orientation to take);
+    - a value outside its joint's limits (beyond 1e-6 and 2 % of the range) is kept, and warned.
+    """
     root, source = _root(path)
+    known = _urdf_joint_names(model)
     out = {}
     for el in root.children:
         if el.tag != "group_state":
@@ -81,24 +95,89 @@ def srdf_configurations(model, path):
         if not name:
             raise ParseError(f"{source}:{el.line}: <group_state> needs a name")
         q = neutral(model)
-        for j in el.children:
-            if j.tag != "joint":
-                continue
+        ok = True
+        joints = [j for j in el.children if j.tag == "joint"]
+        unknown = [j for j in joints if j.attrib.get("name") not in model.joint_names]
+        suspect = len(unknown) <= max(1, len(joints) // 4)   # a few: misspelt; many: another variant's posture
+        for j in joints:
             jn, val = j.attrib.get("name"), j.attrib.get("value")
+            where = f"{source}:{j.line}: posture '{name}': joint '{jn}'"
             try:
                 values = np.array([xml_number(x) for x in (val or "").split()])
             except ValueError:
-                raise ParseError(f"{source}:{j.line}: joint '{jn}': value {val!r} is not a list of numbers") from None
+                raise ParseError(f"{where}: value {val!r} is not a list of numbers") from None
             if jn not in model.joint_names:
-                continue        # a joint of another model variant (reduced, fixed) or a fixed one: not ours
+                if suspect:
+                    _unknown_joint(model, jn, where, known)
+                continue
             sl = model.q_slice(jn)
             if values.size == 2 and model.joint_kind[model.joint_id(jn)] == "continuous":
                 values = np.array([np.arctan2(values[1], values[0])])     # pinocchio's (cos, sin)
             if values.size != sl.stop - sl.start:
-                raise ParseError(f"{source}:{j.line}: joint '{jn}' takes {sl.stop - sl.start} values, got {values.size}")
+                raise ParseError(f"{where}: takes {sl.stop - sl.start} values, got {values.size}")
+            if not _quaternion_ok(model, jn, values, where):
+                ok = False
+                break
             q[sl] = values
-        out[name] = q
+        if ok:
+            _within_limits(model, q, name, source)
+            out[name] = q
     return out
+
+
+def _tell(model, where, message):
+    """A PlausibilityWarning and a load-report note."""
+    import warnings
+    model.load_report.add("ignored", where, message)
+    warnings.warn(f"{where}: {message}", PlausibilityWarning, stacklevel=4)
+
+
+def _urdf_joint_names(model):
+    """Every joint name of the model's URDF file (fixed ones too), or an empty set."""
+    src = getattr(model, "source", None)
+    try:
+        root = parse_xml(*read_source(src, "URDF")) if src and pathlib.Path(src).is_file() else None
+    except (OSError, ValueError, ParseError):
+        root = None
+    return {el.attrib.get("name") for el in root.children if el.tag == "joint"} if root is not None else set()
+
+
+def _unknown_joint(model, joint, where, known):
+    if joint in known:
+        return                   # a joint the model fixed or reduced away: the posture does not need it
+    close = difflib.get_close_matches(str(joint), list(model.joint_names[1:]), 1, 0.8)
+    if close:
+        _tell(model, where, f"is not a joint of model '{model.name}' (did you mean '{close[0]}'?); its value is "
+                            f"not used")
+
+
+def _quaternion_ok(model, joint, values, where):
+    """False (warned) for a free or spherical joint's zero or non-finite quaternion."""
+    kind = model.joint_kind[model.joint_id(joint)]
+    quat = values[3:7] if kind == "free" else values if kind == "spherical" else None
+    if quat is None:
+        return True
+    norm = float(np.linalg.norm(quat)) if np.all(np.isfinite(quat)) else float("nan")
+    if not norm > 1e-9:
+        _tell(model, where, f"the quaternion {[float(x) for x in quat]} is zero or not finite: the posture is "
+                            f"skipped")
+        return False
+    values[-4:] = quat / norm if kind == "free" else values / norm
+    return True
+
+
+def _within_limits(model, q, posture, source):
+    """Warn of every joint value of posture ``q`` outside its joint's limits (kept)."""
+    lo, up = np.asarray(model.lower, dtype=float), np.asarray(model.upper, dtype=float)
+    span = np.where(np.isfinite(up - lo), up - lo, 0.0)
+    tol = MARGIN[0] + MARGIN[1] * span
+    for i in range(1, model.nb + 1):
+        if model.nq_joint[i] != model.nv_joint[i]:
+            continue            # quaternion joints have no position limits
+        for k in range(model.idx_q[i], model.idx_q[i] + model.nq_joint[i]):
+            if q[k] < lo[k] - tol[k] or q[k] > up[k] + tol[k]:
+                _tell(model, f"{source}: posture '{posture}': joint '{model.joint_names[i]}'",
+                      f"value {q[k]:g} is outside the joint's limits [{lo[k]:g}, {up[k]:g}] (kept)")
 
 
 def find_srdf(urdf):
