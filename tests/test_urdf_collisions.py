@@ -265,3 +265,38 @@ def _same_shape(s, g, coal):
         return False
     V = np.array(g.points() if hasattr(g, "points") else g.vertices()).reshape(-1, 3)
     return np.allclose(V.min(axis=0), s.vertices.min(axis=0), atol=1e-9) and np.allclose(V.max(axis=0), s.vertices.max(axis=0), atol=1e-9)
+
+
+def _arm_with_collision_mesh(tmp_path, mesh):
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(f"""<robot name="arm">
+  <link name="base"/>
+  <link name="arm"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+    </inertial><collision><geometry><mesh filename="{mesh}"/></geometry></collision>
+    <collision><geometry><sphere radius="0.1"/></geometry></collision></link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>""")
+    return urdf
+
+
+def test_missing_collision_mesh_is_a_warning_not_only_a_note(tmp_path):
+    from artidyn.errors import PlausibilityWarning
+    urdf = _arm_with_collision_mesh(tmp_path, "no_such_mesh.stl")
+    with pytest.warns(PlausibilityWarning, match=r"arm.urdf: 1 collision shape\(s\) skipped, contacts will not see "
+                                                 r"them \(first: link 'arm': <collision> mesh 'no_such_mesh.stl'"):
+        model = ad.load_urdf(urdf)
+    assert [type(c.shape).__name__ for c in model.collisions] == ["Sphere"]
+
+
+def test_collision_mesh_with_a_nan_vertex_is_named(tmp_path):
+    from artidyn.errors import ModelError, PlausibilityWarning
+    from artidyn.geometry.meshes import convex_hull
+    mesh = tmp_path / "bad.obj"
+    mesh.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv nan 0 1\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 5\nf 2 3 5\n")
+    with pytest.raises(ModelError, match=r"vertex 1 is NaN or infinite"):
+        convex_hull([[0, 0, 0], [np.nan, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]])
+    with pytest.warns(PlausibilityWarning, match="collision shape"):
+        model = ad.load_urdf(_arm_with_collision_mesh(tmp_path, str(mesh)))
+    notes = " ".join(str(n) for n in model.load_report.notes)
+    assert "bad.obj" in notes and ("NaN" in notes or "nan" in notes)

@@ -42,6 +42,9 @@ def convex_hull(points, where="Mesh"):
     """
     from scipy.spatial import ConvexHull, QhullError
     P = np.asarray(points, dtype=float)
+    if not np.all(np.isfinite(P)):
+        k = int(np.argmax(~np.all(np.isfinite(P.reshape(len(P), -1)), axis=1)))
+        raise ModelError(f"{where}: vertex {k} is NaN or infinite ({P[k].tolist()})")
     if len(P) < 4:
         raise ModelError(f"{where}: a convex hull needs at least 4 vertices, got {len(P)}")
     s = np.linalg.svd(P - P.mean(axis=0), compute_uv=False)

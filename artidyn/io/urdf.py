@@ -203,7 +203,7 @@ def _shape(item, base_dir):
 
 def _collisions(builder, reader, links, order, base_dir):
     """Add each link's ``<collision>`` shapes to the builder; unusable ones become notes."""
-    counts, skipped = {}, 0
+    counts, skipped, first = {}, 0, None
     from collections import Counter
     names = Counter(it["name"] for n in order for it in links[n]["collisions"] if it["name"])
     used = set(names)
@@ -218,6 +218,7 @@ def _collisions(builder, reader, links, order, base_dir):
                 what = f"mesh '{it['filename']}'" if it["tag"] == "mesh" else f"<{it['tag']}>"
                 reader.note("ignored", it["el"], f"link '{n}'", f"<collision> {what}: {exc}; collision skipped")
                 skipped += 1
+                first = first or f"link '{n}': <collision> {what}: {exc}"
                 continue
             builder.add_collision(n, shape, xyz=it["xyz"], rpy=it["rpy"], name=name)
             counts[it["tag"]] = counts.get(it["tag"], 0) + 1
@@ -228,6 +229,9 @@ def _collisions(builder, reader, links, order, base_dir):
             msg += "; meshes are used as their convex hulls"
         if skipped:
             msg += f"; {skipped} skipped (see the notes)"
+            import warnings    # contacts will not see those links: more than a note
+            warnings.warn(f"{reader.source}: {skipped} collision shape(s) skipped, contacts will not see them "
+                          f"(first: {first}); see model.load_report", PlausibilityWarning, stacklevel=4)
         reader.notes.append(("info", "collisions", msg, None))
 
 
