@@ -49,7 +49,7 @@ def test_srdf_values_are_xml_numbers(tmp_path):
     bad = tmp_path / "bad.srdf"
     bad.write_text('<robot name="r"><group_state name="home" group="all"><joint name="j1" value="2_5"/>'
                    '</group_state></robot>')
-    with pytest.raises(ParseError, match="bad.srdf:1: joint 'j1'"):
+    with pytest.raises(ParseError, match="bad.srdf:1: posture 'home': joint 'j1': value '2_5' is not a list of numbers"):
         srdf_configurations(m, bad)
 
 
