@@ -314,3 +314,48 @@ RAW = [  # (call on the planar arm, error, message) - the raw message before in 
 def test_raw_messages_now_name_the_function_and_the_argument(arm, call, error, match):
     with pytest.raises(error, match=match):
         call(arm)
+
+
+# --- contact runs: the same input checks as the smooth engine, on every route ---------------------------
+def _ball():
+    from artidyn.geometry import HalfSpace, Sphere
+    b = ad.ModelBuilder("ball")
+    b.add_body("ball", "world", "free", mass=1.0, inertia=np.eye(3) * 4e-3)
+    b.add_collision("ball", Sphere(0.1))
+    b.add_collision("world", HalfSpace())
+    m = b.build()
+    q = ad.neutral(m)
+    q[2] = 0.5
+    return m, q
+
+
+@pytest.mark.parametrize("route, method", [("auto", "moreau_jean"), ("reference", "moreau_jean"),
+                                           ("auto", "event_driven")])
+@pytest.mark.parametrize("kw, error, match", [
+    (dict(tau=np.full(6, np.nan)), ad.InputError, "simulate with contact: tau contains NaN or infinite values"),
+    (dict(tau=np.zeros(3)), ad.ShapeError, "simulate with contact: tau has 3 entries per state; model 'ball' needs nv = 6"),
+    (dict(tau=np.zeros((50, 6))), ad.ShapeError, "simulate with contact: tau has 50 rows for 10 steps"),
+    (dict(tau="abc"), ad.InputError, r"simulate with contact: tau must be a number, \(6,\), \(10, 6\) one row per step"),
+    (dict(f_ext=np.zeros((1, 6))), ad.ShapeError, r"simulate with contact: f_ext has shape \(1, 6\); expected \(2, 6\)"),
+    (dict(f_ext=np.full((2, 6), np.nan)), ad.InputError, "simulate with contact: f_ext contains NaN or infinite values"),
+])
+def test_contact_runs_check_their_inputs_on_every_route(route, method, kw, error, match):
+    from artidyn.contact import ContactSettings
+    from artidyn.sim.contact_run import simulate_contact
+    m, q = _ball()
+    with pytest.raises(error, match=match):
+        simulate_contact(m, q, np.zeros(6), t_final=0.01, dt=1e-3, contact=ContactSettings(friction=0.3),
+                         route=route, method=method, **kw)
+
+
+def test_contact_dynamics_checks_its_inputs():
+    from artidyn.contact import ContactSettings, contact_dynamics
+    m, q = _ball()
+    with pytest.raises(ad.InputError, match="contact_dynamics: tau contains NaN"):
+        contact_dynamics(m, q, np.zeros(6), np.full(6, np.nan), ContactSettings())
+    with pytest.raises(ad.ShapeError, match="contact_dynamics: tau has 3 entries"):
+        contact_dynamics(m, q, np.zeros(6), np.zeros(3), ContactSettings())
+    with pytest.raises(ad.InputError, match="settings must be an artidyn.contact.ContactSettings, got dict"):
+        contact_dynamics(m, q, np.zeros(6), np.zeros(6), {"friction": 0.3})
+    res = contact_dynamics(m, q, np.zeros(6), 0.0, ContactSettings())        # a number is every dof's torque
+    np.testing.assert_allclose(res.a[3:], [0.0, 0.0, -9.81], atol=1e-12)    # in the air: free fall

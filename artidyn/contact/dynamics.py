@@ -31,6 +31,8 @@ import numpy as np
 
 from ..dynamics import crba, rnea
 from ..kinematics import body_placements, jacobian_bias
+from ..errors import InputError
+from .inputs import torques, wrenches
 from .jacobian import closed_contacts, select_contacts
 from .settings import ContactSettings
 from .solvers import lemke, project_cone, solve_contacts
@@ -155,7 +157,11 @@ def contact_dynamics(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, s
     frictionless unilateral constraint on its dof (``result.limits``: (dof, side, force)).
     """
     s = ContactSettings() if settings is None else settings
-    q, v, tau = (np.asarray(x, dtype=float) for x in (q, v, tau))
+    if not isinstance(s, ContactSettings):
+        raise InputError(f"contact_dynamics: settings must be an artidyn.contact.ContactSettings, got {type(s).__name__}")
+    tau = np.broadcast_to(torques(model, tau, "contact_dynamics"), (model.nv,))
+    f_ext = wrenches(model, f_ext, "contact_dynamics")
+    q, v = (np.asarray(x, dtype=float) for x in (q, v))
     T = body_placements(model, q)
     M = crba(model, q)
     h = rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)

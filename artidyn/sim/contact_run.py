@@ -70,6 +70,10 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     s = contact if contact is not None else ContactSettings()
     if not isinstance(s, ContactSettings):
         raise InputError(f"simulate: contact must be an artidyn.contact.ContactSettings, got {type(s).__name__}")
+    from ..contact import inputs
+    steps = time_grid(t_final, dt).size - 1
+    tau = inputs.torques(model, tau, "simulate with contact", steps)
+    f_ext = inputs.wrenches(model, f_ext, "simulate with contact")
     if method == "event_driven":
         return _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction)
     from ..contact.moreau_jean import limit_rows
