@@ -484,7 +484,8 @@ def test_schema_is_not_stricter_than_mujoco():
 
 
 @pytest.mark.parametrize("snippet, where, what", [
-    ('<equality><joint joint1="ja" joint2="jb"/></equality>', "<joint>", "equality <joint> is not modelled"),
+    ('<equality><joint joint1="ja" joint2="jb" polycoef="0 1 0.5 0 0"/></equality>', "<joint> attribute 'polycoef'",
+     "a nonlinear joint equality"),
     ('<tendon><fixed stiffness="10"><joint joint="ja" coef="1"/></fixed></tendon>', "<fixed>",
      "tendon spring not modelled"),
     ('<default><tendon damping="1"/></default><tendon><fixed range="-1 1"><joint joint="ja" coef="1"/></fixed>'

@@ -19,11 +19,17 @@ What is read, measured against MuJoCo's own compiler (MuJoCo XML reference):
   (:mod:`.inertia`, :mod:`.mesh`).
 - ``<geom>`` sphere, box, capsule, cylinder, plane (world only) and mesh (its convex hull):
   collision shapes; ``contype=conaffinity=0`` geoms are visual only.
-- ``<site>``: operational frames. ``<equality>`` ``connect`` and ``weld``: loop constraints
-  (``model.constraint_specs``, see :func:`artidyn.constraints.from_model`).
+- ``<site>``: operational frames. ``<equality>`` ``connect`` and ``weld``: loop constraints;
+  ``joint`` with a linear ``polycoef`` (``a0 a1 0 0 0``): a coupling ``q1 = a0 + a1 q2`` (MuJoCo
+  measures both joints from their reference values, as artidyn's q does) (``model.constraint_specs``,
+  see :func:`artidyn.constraints.from_model`).
+- ``<actuator>`` (not part of the model): :func:`actuation` reads motors, position and velocity
+  servos and fixed-gain general actuators on hinge and slide joints into a map from MuJoCo's
+  ``ctrl`` to generalized forces (:mod:`.actuators`).
 
 What is not modelled, with a load-report note and a warning (:class:`NotModelledWarning`;
-``strict=True`` refuses it): other equality constraints, tendon springs, dampers, friction,
+``strict=True`` refuses it): other equality constraints (nonlinear joint polynomials, a joint
+held at a value without ``joint2``, tendon and flex equalities), tendon springs, dampers, friction,
 armature and limits, springs on ball and free joints, ball-joint ranges (cones), plastic
 springs, gravity compensation,
 fluid forces, flexes, ``<composite>``, ``<flexcomp>``, ``<attach>``, ``<replicate>``, body
@@ -31,8 +37,8 @@ plugins, ``filterparent="disable"``; MuJoCo's free-joint armature (it acts on th
 linear acceleration, artidyn's on the body-frame one: :mod:`.joints`). Attributes and elements
 MJCF does not have are not read, with a note and an :class:`UnknownAttributeWarning` naming the
 closest known name (:mod:`.schema`). Revolute ranges that look like degrees under
-``angle="radian"`` get a :class:`~artidyn.errors.PlausibilityWarning`. Actuators, sensors,
-keyframes, contact pairs, cameras, lights and solver settings: a note each. Refused
+``angle="radian"`` get a :class:`~artidyn.errors.PlausibilityWarning`. Actuators (see
+:func:`actuation`), sensors, keyframes, contact pairs, cameras, lights and solver settings: a note each. Refused
 (ParseError): ``boundmass``, ``boundinertia``, ``balanceinertia``, ``alignfree`` and
 ``<freejoint align>`` (they rewrite inertias or frames), an explicit weld ``relpose``, builtin
 meshes, primitives fitted to meshes, height-field inertias.
@@ -53,6 +59,7 @@ import numpy as np
 from ...builder import ModelBuilder
 from ...errors import ModelError, ParseError
 from ..safexml import parse_xml, read_source
+from .actuators import Actuation, actuation
 from .bodies import add_body, body_inertias, collect_bodies, joint_specs
 from .geoms import add_geoms, add_sites
 from .include import expand_includes
@@ -67,7 +74,7 @@ if TYPE_CHECKING:
 
     from ..._typing import Model
 
-__all__ = ["load_mjcf", "MjcfWarning", "NotModelledWarning", "UnknownAttributeWarning"]
+__all__ = ["load_mjcf", "actuation", "Actuation", "MjcfWarning", "NotModelledWarning", "UnknownAttributeWarning"]
 
 
 def load_mjcf(path: str | PathLike[str], strict: bool = False) -> Model:

@@ -4,8 +4,8 @@ account of what it did (load-report notes, warnings, ``strict=True`` refusals).
 Every message names the file (the included file an element came from), the line, the element
 and the attribute. Three outcomes for something the reader does not take as written:
 
-- a note in ``model.load_report`` only: what does not change the motion (actuators, sensors,
-  appearance, solver settings);
+- a note in ``model.load_report`` only: what does not change the motion or lies outside the model
+  (actuators, read by :func:`artidyn.io.mjcf.actuation`; sensors, appearance, solver settings);
 - a note and a warning (:class:`UnknownAttributeWarning`, :class:`NotModelledWarning`,
   :class:`~artidyn.errors.PlausibilityWarning`): a misspelt or unknown attribute or element, a
   feature that moves a MuJoCo model and that artidyn does not model, a value that looks like a
@@ -35,7 +35,7 @@ class UnknownAttributeWarning(MjcfWarning):
 
 class NotModelledWarning(MjcfWarning):
     """A feature that changes a MuJoCo model's motion and that artidyn does not model (tendon
-    springs, equality constraints other than connect and weld, fluid forces ...)."""
+    springs, nonlinear joint equalities, tendon equalities, fluid forces ...)."""
 
 
 class Reader:

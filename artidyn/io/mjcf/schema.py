@@ -51,6 +51,7 @@ ATTRIBUTES = {
                    "normal texcoord smoothnormal maxhullvert material content_type"),
     "equality/connect": ("name class active body1 body2 anchor site1 site2", "solref solimp"),
     "equality/weld": ("name class active body1 body2 anchor site1 site2 relpose", "solref solimp torquescale"),
+    "equality/joint": ("name class active joint1 joint2 polycoef", "solref solimp"),
     "tendon/fixed": ("name class limited range stiffness damping frictionloss armature springlength springyield",
                      f"{_LOOK} {_CONSTRAINT} {_ACTUATOR_SIDE}"),
     "tendon/spatial": ("name class limited range stiffness damping frictionloss armature springlength springyield",

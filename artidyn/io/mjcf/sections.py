@@ -1,9 +1,11 @@
-"""The MJCF sections beside the bodies: ``<equality>`` (connect and weld as loop constraints),
-``<tendon>``, ``<deformable>``, and those artidyn does not read (actuators, sensors ...).
+"""The MJCF sections beside the bodies: ``<equality>`` (connect and weld as loop constraints, a
+linear joint equality as a coupling), ``<tendon>``, ``<deformable>``, and those the model does
+not hold (actuators: :func:`artidyn.io.mjcf.actuation`; sensors ...).
 
 MuJoCo XML reference, "equality", "tendon", "deformable". What changes a MuJoCo model's motion and
 is not modelled gets a warning (``strict=True`` refuses it): the equality constraints other than
-``connect`` and ``weld`` (``joint``, ``tendon``, ``flex`` ...), tendon springs, dampers,
+``connect``, ``weld`` and linear ``joint`` ones (a nonlinear ``polycoef``, a joint held at a value
+without ``joint2``, ``tendon``, ``flex`` ...), tendon springs, dampers,
 friction, armature and limits, deformable flexes. Tendons that do none of that only route
 actuators: a note.
 """
@@ -13,6 +15,7 @@ from ...model import ConstraintSpec
 from ...spatial.motion import homogeneous, inv_homogeneous
 
 NOT_READ = "not read (artidyn reads the bodies, joints, inertias, geoms, sites and equality loops)"
+ACTUATORS_NOTE = "not part of the model: artidyn.io.mjcf.actuation(file, model) reads them (a ctrl -> torque map)"
 
 
 def read_sections(r, s, builder, root, world_T):
@@ -26,7 +29,9 @@ def read_sections(r, s, builder, root, world_T):
             for c in el.children:
                 if c.tag == "flex":
                     r.not_modelled(c, "deformable flexes are not modelled")
-        elif el.tag in ("actuator", "sensor", "keyframe", "contact"):
+        elif el.tag == "actuator":
+            r.note("ignored", el, ACTUATORS_NOTE)
+        elif el.tag in ("sensor", "keyframe", "contact"):
             r.note("ignored", el, NOT_READ)
 
 
@@ -55,7 +60,7 @@ def _tendon_effects(r, s, c, a):
 
 # --- equality constraints -------------------------------------------------------------------------
 def _equalities(r, s, builder, el, world_T):
-    """ConstraintSpec of each active <connect> and <weld> (frames added on the bodies)."""
+    """ConstraintSpec of each active <connect>, <weld> and linear <joint> (frames added on the bodies)."""
     for k, c in enumerate(el.children, start=1):
         a = r.resolved(c, "main", kind="equality")
         if a.get("active", "true") == "false":
@@ -63,8 +68,11 @@ def _equalities(r, s, builder, el, world_T):
         elif s.off("equality"):
             r.note("ignored", c, "equality constraints disabled (<flag equality='disable'>)",
                    element=f"equality <{c.tag}>")
+        elif c.tag == "joint":
+            _joint_equality(r, builder, c, a, k)
         elif c.tag not in ("connect", "weld"):
-            r.not_modelled(c, f"equality <{c.tag}> is not modelled (connect and weld are loop constraints)")
+            r.not_modelled(c, f"equality <{c.tag}> is not modelled (connect, weld and linear joint equalities are "
+                              f"constraints)")
         elif "site1" in a or "site2" in a:    # the two site frames coincide (connect: their origins)
             _site_equality(r, builder, c, a, k)
         else:
@@ -109,3 +117,26 @@ def _body_equality(r, builder, c, a, k, world_T):
     builder.constraint_specs.append(ConstraintSpec("point" if c.tag == "connect" else "weld", name=tag,
                                                    frame_a=fa, frame_b=fb, target=target,
                                                    where=f"{r.where(c)}: <{c.tag}>"))
+
+
+def _joint_equality(r, builder, c, a, k):
+    """A ``<joint>`` equality as a Coupling ``q1 = c0 + c1 q2`` where its polynomial is linear.
+
+    MuJoCo XML reference, equality/joint: ``y - y0 = a0 + a1 (x - x0) + ... + a4 (x - x0)^4`` with
+    y0, x0 the joints' values in the model's initial configuration (qpos0, which is ``ref`` for
+    a hinge or slide). artidyn's q is ``qpos - ref``, so the refs cancel: ``q1 = a0 + a1 q2``.
+    """
+    j1, j2 = a.get("joint1"), a.get("joint2")
+    if not j1:
+        raise r.error(c, "missing joint1", "joint1")
+    coef = r.numbers(c, a, "polycoef", 5, default=(0.0, 1.0, 0.0, 0.0, 0.0))
+    if not j2:
+        r.not_modelled(c, f"equality <joint> holding joint '{j1}' at {coef[0]:g} from its reference (no joint2) is "
+                          f"not modelled (declared constraints relate two joints)", "joint2")
+    elif np.any(coef[2:] != 0):
+        r.not_modelled(c, f"a nonlinear joint equality (polycoef {' '.join(f'{x:g}' for x in coef)}) is not "
+                          f"modelled (a coupling is linear: polycoef a0 a1 0 0 0)", "polycoef")
+    else:
+        builder.constraint_specs.append(ConstraintSpec("coupling", name=a.get("name") or f"joint{k}", joint_a=j1,
+                                                       joint_b=j2, ratio=float(coef[1]), offset=float(coef[0]),
+                                                       where=f"{r.where(c)}: <joint>"))
