@@ -178,3 +178,26 @@ def test_warm_up_says_when_the_c_extension_is_missing(monkeypatch):
     err = io.StringIO()
     warmup.warm_up(jobs=1, names=["ik"], stream=err)
     assert "C extension" not in err.getvalue()
+
+
+def test_reported_run_time_leaves_the_compilation_out(monkeypatch):
+    # a listener that says 5 s of compiling happened during the run: the run's wall time (which the
+    # CLI prints) is the elapsed time less those 5 s
+    import time
+
+    from artidyn import firstuse
+
+    class Compiled5s:
+        calls = 0
+
+        def seconds(self):
+            Compiled5s.calls += 1
+            return 0.0 if Compiled5s.calls == 1 else 5.0
+
+    monkeypatch.setattr(firstuse, "_LISTENER", [Compiled5s()])
+    model = ad.load("pendulum")
+    t0 = time.perf_counter()
+    res = ad.simulate(model, np.array([0.5]), t_final=0.1, dt=1e-3)
+    elapsed = time.perf_counter() - t0
+    assert Compiled5s.calls >= 2
+    assert res.wall_time <= elapsed - 5.0 + 1e-9
