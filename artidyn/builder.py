@@ -11,8 +11,8 @@ Example
 import numpy as np
 
 from .checks import MAX_INERTIA, MAX_LENGTH, MAX_MASS
-from .errors import ModelError, check_rigid, check_vector, unknown_name
-from .geometry.shapes import SHAPES, Collision, Shape
+from .errors import InputError, ModelError, check_rigid, check_vector, unknown_name
+from .geometry.shapes import SHAPES, Collision, Shape, check_mask
 from .joints import (COMPOSITES, CYLINDRICAL, FLAT, FREE, HELICAL, JOINT_CODES, NQ, NV, REVOLUTE, SPHERICAL,
                      motion_subspace, plane_axes)
 from .model import Frame, LoadReport, Model, check_spatial_inertias
@@ -125,6 +125,7 @@ class ModelBuilder:
         self.meshes = {}
         self.constraint_specs = []  # ConstraintSpec records (loop closures), checked by build()
         self._collisions = []  # (name, body or frame name, shape, placement)
+        self._masks = {}       # collision name -> (contype, conaffinity), when not (1, 1)
         self._exclusions = []  # (body or frame name, body or frame name)
 
     def _where(self, what):
@@ -325,14 +326,20 @@ class ModelBuilder:
     def _is_target(self, name):
         return self._known(name) or name in self._frame_names
 
-    def add_collision(self, body, shape, *, xyz=None, rpy=None, placement=None, name=None):
+    def add_collision(self, body, shape, *, xyz=None, rpy=None, placement=None, name=None, contype=1,
+                      conaffinity=1):
         """Attach a collision ``shape`` to ``body``; returns the collision's name.
 
         ``body`` is a body name, a frame name, or the world (``"world"``: fixed scenery such as the
         ground ``HalfSpace()``). ``placement`` (or ``xyz``, ``rpy``) places the shape frame in the
         body (or frame) frame. A body lumped by a fixed joint hands its shapes to the moving body
         that absorbs it, with the composed placement. ``name`` defaults to ``"<body>_<k>"``.
+        ``contype`` and ``conaffinity`` (non-negative int bit masks, default 1 and 1) filter pairs
+        as MuJoCo does: two shapes may touch when ``(contype_a & conaffinity_b) or
+        (contype_b & conaffinity_a)`` is nonzero.
         """
+        masks = tuple(check_mask(m, self._where(f"add_collision('{body}'): {key}"), InputError)
+                      for key, m in (("contype", contype), ("conaffinity", conaffinity)))
         if not isinstance(shape, Shape):
             raise ModelError(self._where(f"add_collision('{body}'): shape must be one of "
                                          f"{', '.join(s.__name__ for s in SHAPES)}, got {type(shape).__name__}"))
@@ -352,6 +359,8 @@ class ModelBuilder:
             raise ModelError(self._where(f"add_collision('{body}'): duplicate collision name '{name}'"))
         T = placement_from(placement, xyz, rpy, where=self._where(f"collision '{name}': placement"))
         self._collisions.append((name, body, shape, T))
+        if masks != (1, 1):
+            self._masks[name] = masks
         return name
 
     def exclude_collision(self, body_a, body_b):
@@ -454,7 +463,9 @@ class ModelBuilder:
                 except KeyError:
                     new = None
                 new = new if isinstance(new, str) and new and new != cname else None
-                self.add_collision(name_of(on), shape.reflected_z(), placement=D4 @ P @ Dz, name=new)
+                ct, ca = self._masks.get(cname, (1, 1))
+                self.add_collision(name_of(on), shape.reflected_z(), placement=D4 @ P @ Dz, name=new, contype=ct,
+                                   conaffinity=ca)
         for a, b in list(self._exclusions):
             if a in members or b in members:
                 self.exclude_collision(name_of(a) if a in members else a, name_of(b) if b in members else b)
@@ -590,7 +601,8 @@ class ModelBuilder:
 
         collisions = []
         for cname, on, shape, P in self._collisions:  # on a lumped link: on the body absorbing it
-            collisions.append(Collision(cname, resolved[on].body, shape, resolved[on].placement @ P))
+            ct, ca = self._masks.get(cname, (1, 1))
+            collisions.append(Collision(cname, resolved[on].body, shape, resolved[on].placement @ P, ct, ca))
         exclusions = [(resolved[a].body, resolved[b].body) for a, b in self._exclusions]
 
         return Model(

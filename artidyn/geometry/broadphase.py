@@ -10,7 +10,9 @@ Pairs of ``model.collisions`` considered (fixed per model, cached):
 * not a parent and its child (adjacent bodies, MuJoCo's default filter), except when the parent
   is the world: a floating base still touches the ground;
 * not a pair of ``model.collision_exclusions``;
-* not two half-spaces.
+* not two half-spaces;
+* the two shapes' bit masks agree (MuJoCo's rule): ``(contype_a & conaffinity_b) or
+  (contype_b & conaffinity_a)`` is nonzero (every shape has 1 and 1 unless told otherwise).
 
 Broad phase: each shape's world AABB, inflated by ``margin``, must overlap the other's (a
 half-space's box is unbounded, so it is always a candidate). Narrow phase:
@@ -49,8 +51,8 @@ class Contacts(NamedTuple):
 def collision_pairs(model):
     """(p, 2) int: the pairs (a, b) of collision indices that may touch, body[a] > body[b].
 
-    Same body, parent-child (parent not the world), excluded pairs and two half-spaces are left
-    out. Cached on the model.
+    Same body, parent-child (parent not the world), excluded pairs, two half-spaces and pairs
+    whose ``contype`` / ``conaffinity`` masks forbid them are left out. Cached on the model.
     """
     cache = getattr(model, "_cache", None)
     if cache is not None and "collision_pairs" in cache:
@@ -67,6 +69,8 @@ def collision_pairs(model):
             if ba == bb or (bb, ba) in excluded or (bb != 0 and parent[ba] == bb):
                 continue
             if isinstance(ci.shape, HalfSpace) and isinstance(cj.shape, HalfSpace):
+                continue
+            if not ((ci.contype & cj.conaffinity) or (cj.contype & ci.conaffinity)):
                 continue
             pairs.append((a, b))
     out = np.array(pairs, dtype=np.int64).reshape(-1, 2)

@@ -220,19 +220,30 @@ class Mesh(Shape):
 SHAPES = (Sphere, Box, Capsule, Cylinder, HalfSpace, Mesh)
 
 
+def check_mask(value, what, error=ModelError):
+    """A collision bit mask (``contype`` / ``conaffinity``): a non-negative int (bools refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise error(f"{what} must be a non-negative int (a bit mask), got {value!r}")
+    return int(value)
+
+
 @dataclass(frozen=True, eq=False)
 class Collision:
     """A collision shape attached to a body: the records of ``model.collisions``.
 
     ``name`` (unique in the model), ``body`` (body index, 0 = the world: fixed scenery),
     ``shape`` (a :class:`Shape`) and ``placement`` (4x4, the shape frame in the body frame,
-    read-only). Records compare by value.
+    read-only); ``contype`` and ``conaffinity`` (non-negative int bit masks, 1 and 1 by default:
+    MuJoCo's rule, two shapes may touch when ``contype_a & conaffinity_b`` or
+    ``contype_b & conaffinity_a`` is nonzero). Records compare by value.
     """
 
     name: str
     body: int
     shape: Shape
     placement: np.ndarray
+    contype: int = 1
+    conaffinity: int = 1
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -251,11 +262,18 @@ class Collision:
         T.flags.writeable = False
         object.__setattr__(self, "body", int(self.body))
         object.__setattr__(self, "placement", T)
+        for key in ("contype", "conaffinity"):
+            object.__setattr__(self, key, check_mask(getattr(self, key), f"collision '{self.name}': {key}", ModelError))
+
+    def may_touch(self, other):
+        """MuJoCo's bit-mask rule: ``(contype & other.conaffinity) or (other.contype & conaffinity)``."""
+        return bool((self.contype & other.conaffinity) or (other.contype & self.conaffinity))
 
     def __eq__(self, other):
         if not isinstance(other, Collision):
             return NotImplemented
-        return (self.name, self.body, self.shape) == (other.name, other.body, other.shape) and \
+        return (self.name, self.body, self.shape, self.contype, self.conaffinity) == \
+            (other.name, other.body, other.shape, other.contype, other.conaffinity) and \
             np.array_equal(self.placement, other.placement)
 
     def __hash__(self):
@@ -264,7 +282,9 @@ class Collision:
     def __repr__(self):
         xyz = ", ".join(f"{v:.6g}" for v in self.placement[:3, 3])
         rot = "" if np.allclose(self.placement[:3, :3], np.eye(3)) else ", rotated"
-        return f"Collision({self.name!r}, body={self.body}, {self.shape!r}, xyz=({xyz}){rot})"
+        masks = "" if (self.contype, self.conaffinity) == (1, 1) else \
+            f", contype={self.contype}, conaffinity={self.conaffinity}"
+        return f"Collision({self.name!r}, body={self.body}, {self.shape!r}, xyz=({xyz}){rot}{masks})"
 
 
 def aabb(shape, T):

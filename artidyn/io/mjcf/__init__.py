@@ -18,7 +18,11 @@ What is read, measured against MuJoCo's own compiler (MuJoCo XML reference):
   in MuJoCo's four modes ``legacy`` (MuJoCo's default), ``exact``, ``convex`` and ``shell``
   (:mod:`.inertia`, :mod:`.mesh`).
 - ``<geom>`` sphere, box, capsule, cylinder, plane (world only) and mesh (its convex hull):
-  collision shapes; ``contype=conaffinity=0`` geoms are visual only.
+  collision shapes; ``contype=conaffinity=0`` geoms are visual only, other ``contype`` /
+  ``conaffinity`` values are the shapes' bit masks (MuJoCo's filter). ``<contact><exclude body1
+  body2>``: the pair in ``model.collision_exclusions``. As in MuJoCo, a body's shapes never touch
+  its parent's (unless the parent is the world) nor those of the same body, and the world's
+  shapes never touch each other.
 - ``<site>``: operational frames. ``<equality>`` ``connect`` and ``weld``: loop constraints;
   ``joint`` with a linear ``polycoef`` (``a0 a1 0 0 0``): a coupling ``q1 = a0 + a1 q2`` (MuJoCo
   measures both joints from their reference values, as artidyn's q does) (``model.constraint_specs``,
@@ -33,12 +37,12 @@ held at a value without ``joint2``, tendon and flex equalities), tendon springs,
 armature and limits, springs on ball and free joints, ball-joint ranges (cones), plastic
 springs, gravity compensation,
 fluid forces, flexes, ``<composite>``, ``<flexcomp>``, ``<attach>``, ``<replicate>``, body
-plugins, ``filterparent="disable"``; MuJoCo's free-joint armature (it acts on the world-frame
+plugins, ``filterparent="disable"``, ``<contact><pair>``; MuJoCo's free-joint armature (it acts on the world-frame
 linear acceleration, artidyn's on the body-frame one: :mod:`.joints`). Attributes and elements
 MJCF does not have are not read, with a note and an :class:`UnknownAttributeWarning` naming the
 closest known name (:mod:`.schema`). Revolute ranges that look like degrees under
 ``angle="radian"`` get a :class:`~artidyn.errors.PlausibilityWarning`. Actuators (see
-:func:`actuation`), sensors, keyframes, contact pairs, cameras, lights and solver settings: a note each. Refused
+:func:`actuation`), sensors, keyframes, cameras, lights and solver settings: a note each. Refused
 (ParseError): ``boundmass``, ``boundinertia``, ``balanceinertia``, ``alignfree`` and
 ``<freejoint align>`` (they rewrite inertias or frames), an explicit weld ``relpose``, builtin
 meshes, primitives fitted to meshes, height-field inertias.

@@ -3,7 +3,8 @@ and their collision shapes; sites as operational frames.
 
 MuJoCo XML reference, body/geom: ``size`` or ``fromto`` (capsule, cylinder, box, ellipsoid),
 ``mass`` or ``density`` (1000), ``shellinertia`` (the mass on the surface), ``group`` (with
-``<compiler inertiagrouprange>``), ``contype`` / ``conaffinity`` (both 0: visual only). Mesh geoms
+``<compiler inertiagrouprange>``), ``contype`` / ``conaffinity`` (both 0: visual only; otherwise
+the collision's bit masks, MuJoCo's filter: :class:`artidyn.geometry.Collision`). Mesh geoms
 take their inertia mode from the mesh asset (:mod:`.mesh`).
 """
 import numpy as np
@@ -92,11 +93,22 @@ def _shape(gtype, size, T):
     return None
 
 
+def _mask(r, el, attrs, key):
+    """A geom's ``contype`` or ``conaffinity`` (default 1): a non-negative int."""
+    value = r.number(el, attrs, key, 1.0)
+    if value != int(value) or value < 0 or value >= 2 ** 31:
+        raise r.error(el, f"expected a non-negative 32-bit integer bit mask, got {attrs.get(key)!r}", key)
+    return int(value)
+
+
 def add_geoms(r, s, builder, on, geoms):
     """Collision shapes of the geoms of one body (``on``); none when contacts are disabled."""
     for el, attrs, F in geoms:
         gtype = attrs.get("type", "sphere")
-        if s.off("contact") or (attrs.get("contype", "1") == "0" and attrs.get("conaffinity", "1") == "0"):
+        if s.off("contact"):
+            continue
+        contype, conaffinity = _mask(r, el, attrs, "contype"), _mask(r, el, attrs, "conaffinity")
+        if contype == 0 and conaffinity == 0:       # visual only: it touches nothing
             continue
         if gtype == "plane" and on != builder.world:
             raise r.error(el, "a plane geom belongs to the world body")
@@ -110,7 +122,8 @@ def add_geoms(r, s, builder, on, geoms):
                    element=f"geom '{attrs.get('name', '')}'")
             continue
         try:
-            builder.add_collision(on, got[0], placement=got[1], name=attrs.get("name"))
+            builder.add_collision(on, got[0], placement=got[1], name=attrs.get("name"), contype=contype,
+                                  conaffinity=conaffinity)
         except ModelError as exc:
             raise r.error(el, str(exc)) from None
 

@@ -63,6 +63,8 @@ for _tag, _key in (("joint", "joint"), ("geom", "geom"), ("site", "site"), ("mes
     ATTRIBUTES[f"default/{_tag}"] = tuple(" ".join(w for w in s.split() if w not in ("name", "class"))
                                           for s in ATTRIBUTES[_key])
 ATTRIBUTES["default/equality"] = ("active", "solref solimp")
+ATTRIBUTES["contact/exclude"] = ("name body1 body2", "")
+ATTRIBUTES["contact/pair"] = ("name class geom1 geom2", "condim friction solref solreffriction solimp gap margin adhesion")
 
 _ACTUATORS = "general motor position velocity intvelocity orientation pid damper cylinder muscle adhesion dcmotor"
 _BODY_CHILDREN = ("body frame replicate joint freejoint geom site inertial camera light plugin attach composite "
@@ -79,6 +81,7 @@ CHILDREN = {
     "frame": _BODY_CHILDREN,
     "equality": "connect weld joint tendon flex flexvert flexstrain include",
     "tendon": "fixed spatial include",
+    "contact": "pair exclude include",
 }
 CHILDREN = {k: frozenset(v.split()) for k, v in CHILDREN.items()}
 KNOWN = {k: frozenset(read.split()) | frozenset(aside.split()) for k, (read, aside) in ATTRIBUTES.items()}
@@ -86,7 +89,7 @@ KNOWN = {k: frozenset(read.split()) | frozenset(aside.split()) for k, (read, asi
 
 def child_key(parent_key, tag):
     """The schema key of a ``tag`` element inside an element of key ``parent_key``."""
-    if parent_key in ("default", "asset", "equality", "tendon"):
+    if parent_key in ("default", "asset", "equality", "tendon", "contact"):
         return f"{parent_key}/{tag}"
     return tag
 

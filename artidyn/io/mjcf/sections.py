@@ -1,6 +1,7 @@
 """The MJCF sections beside the bodies: ``<equality>`` (connect and weld as loop constraints, a
-linear joint equality as a coupling), ``<tendon>``, ``<deformable>``, and those the model does
-not hold (actuators: :func:`artidyn.io.mjcf.actuation`; sensors ...).
+linear joint equality as a coupling), ``<contact>`` (``<exclude body1 body2>``: the body pair in
+``model.collision_exclusions``; ``<pair>``: not modelled), ``<tendon>``, ``<deformable>``, and
+those the model does not hold (actuators: :func:`artidyn.io.mjcf.actuation`; sensors ...).
 
 MuJoCo XML reference, "equality", "tendon", "deformable". What changes a MuJoCo model's motion and
 is not modelled gets a warning (``strict=True`` refuses it): the equality constraints other than
@@ -11,6 +12,7 @@ actuators: a note.
 """
 import numpy as np
 
+from ...errors import ModelError
 from ...model import ConstraintSpec
 from ...spatial.motion import homogeneous, inv_homogeneous
 
@@ -25,14 +27,38 @@ def read_sections(r, s, builder, root, world_T):
             _equalities(r, s, builder, el, world_T)
         elif el.tag == "tendon":
             _tendons(r, s, el)
+        elif el.tag == "contact":
+            _contact(r, s, builder, el)
         elif el.tag == "deformable":
             for c in el.children:
                 if c.tag == "flex":
                     r.not_modelled(c, "deformable flexes are not modelled")
         elif el.tag == "actuator":
             r.note("ignored", el, ACTUATORS_NOTE)
-        elif el.tag in ("sensor", "keyframe", "contact"):
+        elif el.tag in ("sensor", "keyframe"):
             r.note("ignored", el, NOT_READ)
+
+
+# --- contact filters ------------------------------------------------------------------------------
+def _contact(r, s, builder, el):
+    """``<exclude>``: the two bodies' shapes never collide; ``<pair>``: not modelled (MuJoCo tests
+    that geom pair whatever the filters, with its own contact parameters)."""
+    for c in el.children:
+        if c.tag == "exclude":
+            a = c.attrib
+            for key in ("body1", "body2"):
+                if key not in a:
+                    raise r.error(c, "needs body1 and body2", key)
+            if s.off("contact"):
+                continue
+            try:
+                builder.exclude_collision(a["body1"], a["body2"])
+            except ModelError as exc:   # an unknown body name, naming the known ones
+                raise r.error(c, str(exc), "body1") from None
+        elif c.tag == "pair":
+            if not s.off("contact"):
+                r.not_modelled(c, "explicit contact pairs are not modelled (artidyn forms its pairs from the bodies, "
+                                  "the contype/conaffinity masks and the exclusions)")
 
 
 # --- tendons --------------------------------------------------------------------------------------
