@@ -86,7 +86,7 @@ def srdf_configurations(model, path):
     - a value outside its joint's limits (beyond 1e-6 and 2 % of the range) is kept, and warned.
     """
     root, source = _root(path)
-    known = _urdf_joint_names(model)
+    known = []          # the URDF's joint names, read only if a posture names a joint the model lacks
     out = {}
     for el in root.children:
         if el.tag != "group_state":
@@ -143,7 +143,9 @@ def _urdf_joint_names(model):
 
 
 def _unknown_joint(model, joint, where, known):
-    if joint in known:
+    if not known:
+        known.append(_urdf_joint_names(model))
+    if joint in known[0]:
         return                   # a joint the model fixed or reduced away: the posture does not need it
     close = difflib.get_close_matches(str(joint), list(model.joint_names[1:]), 1, 0.8)
     if close:
