@@ -372,6 +372,11 @@ class Model:
                 if key in ("armature", "damping", "coulomb") and (np.any(arr < 0) or not np.all(np.isfinite(arr))):
                     from .errors import ModelError
                     raise ModelError(f"{key} must be finite and >= 0, got {arr.tolist()}")
+                # NaN anywhere, inf in gravity (springs: their own check below names the joint)
+                if key == "gravity" and not np.all(np.isfinite(arr)) or (
+                        key not in ("actuated", "stiffness", "rest") and np.any(np.isnan(arr))):
+                    raise InputError(f"Model.replace: {key} of model '{one_line(self.name)}' contains NaN"
+                                     + (" or infinite values" if key == "gravity" else "") + f": {arr.tolist()}")
                 value = arr
             fields[key] = value
         return Model(**fields)

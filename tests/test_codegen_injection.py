@@ -318,3 +318,16 @@ def test_model_report_escapes_names_in_its_markdown():
     assert named, "the body's table"
     for t in tables:
         assert len({pipes(row) for row in t}) == 1, t          # no name adds a column
+
+
+def test_plots_show_names_with_dollars_as_text(tmp_path):
+    # a joint named like TeX math: drawn as its text, not parsed (which failed the figure)
+    from artidyn.sim.plots import plot_result, plot_torques
+    b = ad.ModelBuilder("tex")
+    b.add_body("l1", "world", "revolute", joint_name=r"j$\frac$1", axis=(0, 0, 1), mass=1.0, com=(0.1, 0, 0),
+               inertia=np.eye(3) * 1e-2)
+    model = b.build()
+    run = ad.simulate(model, np.array([0.3]), t_final=0.05, dt=1e-3)
+    plot_result(run, tmp_path / "run.png", model=model)
+    plot_torques(run.t, run.tau, [r"j$\frac$1"], tmp_path / "tau.png", model=model)
+    assert (tmp_path / "run.png").stat().st_size > 0 and (tmp_path / "tau.png").stat().st_size > 0

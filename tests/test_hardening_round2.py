@@ -359,3 +359,14 @@ def test_contact_dynamics_checks_its_inputs():
         contact_dynamics(m, q, np.zeros(6), np.zeros(6), {"friction": 0.3})
     res = contact_dynamics(m, q, np.zeros(6), 0.0, ContactSettings())        # a number is every dof's torque
     np.testing.assert_allclose(res.a[3:], [0.0, 0.0, -9.81], atol=1e-12)    # in the air: free fall
+
+
+def test_model_replace_refuses_nan():
+    m = ad.load("planar2r")
+    with pytest.raises(ad.InputError, match=r"Model.replace: gravity of model 'planar2r' contains NaN or infinite"):
+        m.replace(gravity=[np.nan, 0.0, -9.81])
+    with pytest.raises(ad.InputError, match=r"Model.replace: gravity .* NaN or infinite values: \[0.0, 0.0, -inf\]"):
+        m.replace(gravity=[0.0, 0.0, -np.inf])
+    with pytest.raises(ad.InputError, match="Model.replace: upper of model 'planar2r' contains NaN"):
+        m.replace(upper=[1.0, np.nan])
+    assert m.replace(upper=[np.inf, np.inf]).upper[0] == np.inf          # no limit stays allowed

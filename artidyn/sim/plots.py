@@ -12,6 +12,7 @@ shows the energies and their relative drift ``(E(t) - E(0)) / max T``.
 """
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,6 +38,18 @@ _LIMIT_STYLE = {"lower": "--", "upper": "-."}
 
 
 # --- building blocks ---------------------------------------------------------------------------
+def _names_as_text(plot):
+    """Run ``plot`` with matplotlib's mathtext off: joint and body names come from model files, and
+    one holding ``$`` (``$\\frac$``) would be parsed as TeX math and fail the figure. artidyn's own
+    labels use Unicode (τ, ², E₀), not mathtext."""
+    @functools.wraps(plot)
+    def wrapped(*args, **kwargs):
+        from matplotlib import rc_context
+        with rc_context({"text.parse_math": False}):
+            return plot(*args, **kwargs)
+    return wrapped
+
+
 def new_figure(n_panels, width=8.0, height_per_panel=2.4):
     """A Figure with ``n_panels`` stacked axes sharing the time axis, on an Agg canvas."""
     fig = _figure(width, max(2.8, height_per_panel * n_panels))
@@ -258,6 +271,7 @@ def draw_energy(ax_energy, ax_drift, t, E, conservative=None):
     return lines
 
 
+@_names_as_text
 def plot_energy(result: SimulationResult, path: str | PathLike[str] | None = None, run: int = 0) -> Figure:
     """Kinetic, potential and total energy over time, and the relative drift of the total."""
     if result.energy is None:
@@ -286,6 +300,7 @@ def _rows_for(result, model, angles, max_per_panel):
     return rows_from_model(model, angles=angles, max_size=max_per_panel)
 
 
+@_names_as_text
 def plot_result(result: SimulationResult, path: str | PathLike[str] | None = None,
                 what: Sequence[str] = ("q", "v", "tau", "energy"), run: int = 0, model: Model | None = None,
                 html: str | PathLike[str] | None = None, angles: str = "rpy", max_per_panel: int = MAX_SIZE,
@@ -410,6 +425,7 @@ def draw_contact(ax, result):
 
 
 # --- torques along a given motion --------------------------------------------------------------
+@_names_as_text
 def plot_torques(t: ArrayLike, tau: ArrayLike, names: Sequence[str], path: str | PathLike[str] | None = None,
                  title: str = "", limits: ArrayLike | None = None, model: Model | None = None,
                  max_per_panel: int = MAX_SIZE, split_torques: bool = True) -> Figure:
