@@ -72,15 +72,16 @@ def test_ignore_limits_accepts_values_outside(capsys):
     assert status == 0 and "q = [0. 4. 0. 0. 0. 0.]" in out
 
 
-def test_every_angle_command_takes_deg_and_checks_limits(capsys):
+def test_every_angle_command_takes_deg_and_checks_limits(capsys, tmp_path):
     cmds = subcommands()
     for name in ("fk", "ik", "simulate", "view"):
         assert "--deg" in cmds[name]._option_string_actions, name
     # ik --q0 and simulate --q0 refuse degrees given as radians, before any computation
     status, _, err = run(capsys, "ik", "puma560", "--xyz", "0.5", "0", "0.3", "--q0", "0", "45", "-90", "0", "0", "0")
     assert status == 2 and "--q0: joint 'joint2'" in err and "--deg" in err
-    status, _, err = run(capsys, "simulate", "puma560", "--q", "0", "45", "0", "0", "0", "0", "--out", "nowhere")
+    status, _, err = run(capsys, "simulate", "puma560", "--q", "0", "45", "0", "0", "0", "0", "--out", str(tmp_path / "x"))
     assert status == 2 and "--q0: joint 'joint2'" in err and "--deg" in err
+    assert not (tmp_path / "x").exists()                  # a refused command leaves no empty folder
 
 
 def test_simulate_deg_converts_q0_and_v0():

@@ -78,8 +78,10 @@ def load_model(args):
     return model_from(args)
 
 
-def _out_dir(args, names=()):
-    """The output folder (made if needed), after refusing to overwrite ``names`` without --force."""
+def _out_dir(args, names=(), make=True):
+    """The output folder (made if needed; ``make=False`` only checks, so that a command refused
+    later for its inputs leaves no empty folder), after refusing to overwrite ``names`` without
+    --force."""
     from ..errors import InputError
 
     out = pathlib.Path(args.out)
@@ -89,7 +91,8 @@ def _out_dir(args, names=()):
         for name in names:
             if (out / name).exists():
                 raise InputError(f"{out / name} exists; pass --force to overwrite it")
-    out.mkdir(parents=True, exist_ok=True)
+    if make:
+        out.mkdir(parents=True, exist_ok=True)
     return out
 
 
@@ -154,7 +157,7 @@ def cmd_torques(args):
     from .trajectories import read_trajectory_csv, velocities_from_positions
 
     check_trajectory_csv(args.trajectory)
-    _out_dir(args, ("torques.csv", "torques.png"))   # refuse to overwrite before computing
+    _out_dir(args, ("torques.csv", "torques.png"), make=False)   # refuse to overwrite before computing
     model = load_model(args)
     t, q, v, a = read_trajectory_csv(model, args.trajectory)
     how = "from the file"
@@ -189,7 +192,7 @@ def cmd_simulate(args):
     from .simulate import JointLimitWarning, auto_method, default_dt, simulate
 
     files = ("simulation.csv", "simulation.npz", "trajectory.png", "energy.png")
-    _out_dir(args, files)   # refuse to overwrite before computing
+    _out_dir(args, files, make=False)   # refuse to overwrite before computing
     model = load_model(args)
     q0 = parse_q(model, args.q0, args.deg, what="--q0", check=not args.ignore_limits)
     v0 = None if args.v0 is None else parse_v(model, args.v0, args.deg, what="--v0")
