@@ -27,6 +27,7 @@ MAX_LENGTH = 1e6
 MAX_MASS = 1e9
 MAX_INERTIA = 1e15
 MAX_STATE = 1e100
+LIMIT_MARGIN = (1e-6, 0.02)   # a joint value beyond its limit by more than 1e-6 (rad or m) + 2 % of the range
 
 
 def as_model(model, what="model"):

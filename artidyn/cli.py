@@ -39,12 +39,13 @@ import sys
 
 import numpy as np
 
+from .checks import LIMIT_MARGIN   # tolerance beyond a joint limit (the SRDF postures use it too)
+
 COMMAND_MODULES = ["artidyn.ik.commands", "artidyn.sim.commands", "artidyn.symbolic.commands",
                    "artidyn.viewer.commands", "artidyn.identification.commands"]
 EXIT_ERROR = 2
 
 
-LIMIT_MARGIN = (1e-6, 0.02)   # tolerance beyond a joint limit: 1e-6 (rad or m) + 2 % of the joint's range
 EXAMPLES = {
     "robots": ["artidyn robots", "artidyn models | grep solo"],
     "compile": ["artidyn compile", "artidyn compile --only simulation contact --jobs 1"],

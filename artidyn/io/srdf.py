@@ -27,6 +27,7 @@ import pathlib
 
 import numpy as np
 
+from ..checks import LIMIT_MARGIN
 from ..configuration import neutral
 from ..errors import NameNotFound, ParseError, PlausibilityWarning
 from .safexml import parse_xml, read_source, xml_number
@@ -45,9 +46,6 @@ def _body(model, link, source, line):
         return model.frame(link).body
     except NameNotFound:
         raise ParseError(f"{source}:{line}: link '{link}' is not in model '{model.name}'") from None
-
-
-MARGIN = (1e-6, 0.02)   # a posture value beyond a limit by more than 1e-6 + 2 % of the range is warned
 
 
 def srdf_disabled_pairs(model, path):
@@ -172,7 +170,7 @@ def _within_limits(model, q, posture, source):
     """Warn of every joint value of posture ``q`` outside its joint's limits (kept)."""
     lo, up = np.asarray(model.lower, dtype=float), np.asarray(model.upper, dtype=float)
     span = np.where(np.isfinite(up - lo), up - lo, 0.0)
-    tol = MARGIN[0] + MARGIN[1] * span
+    tol = LIMIT_MARGIN[0] + LIMIT_MARGIN[1] * span
     for i in range(1, model.nb + 1):
         if model.nq_joint[i] != model.nv_joint[i]:
             continue            # quaternion joints have no position limits
