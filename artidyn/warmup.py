@@ -175,6 +175,21 @@ def job_contact():
                    inertia=np.diag([1e-4, 1e-4, 1e-4]), lower=-2.0, upper=0.5)
     stop = hinge.build()
     ad.simulate(stop, np.array([0.49]), np.array([1.0]), t_final=0.01, dt=1e-3, contact=ContactSettings())
+    # the pipeline's other inputs: a controller, a time table, a Python function, external
+    # wrenches, a bilateral constraint beside the contacts, and a rollout
+    from .constraints import Point
+    from .sim import PD, TimeTable
+    s = ContactSettings(friction=0.5)
+    ad.simulate(model, q, None, t_final=0.005, dt=1e-3, contact=s, controller=PD(1.0, 0.1, q),
+                f_ext=np.zeros((model.nb + 1, 6)))
+    ad.simulate(model, q, None, TimeTable(np.array([0.0, 1.0]), np.zeros((2, model.nv))), t_final=0.005, dt=1e-3,
+                contact=s)
+    ad.simulate(model, q, None, lambda t, qq, vv: np.zeros(model.nv), t_final=0.005, dt=1e-3, contact=s)
+    ad.simulate(model, q, None, t_final=0.005, dt=1e-3, contact=s,
+                constraints=[Point(model.body_names[1], None, target=q[:3])])
+    ad.rollout(model, np.stack([q, q]), None, t_final=0.005, dt=1e-3, contact=s, controller=PD(1.0, 0.1, q))
+    ad.rollout(model, np.stack([q, q]), None, t_final=0.005, dt=1e-3, contact=s,
+               constraints=[Point(model.body_names[1], None, target=q[:3])])
 
 
 def job_ik():

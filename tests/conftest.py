@@ -39,7 +39,10 @@ def _listen_to_compilations():
             dispatcher = (ev.data or {}).get("dispatcher")
             func = getattr(dispatcher, "py_func", None)
             module = getattr(func, "__module__", "") or ""
-            if module.startswith("artidyn."):
+            args = str((ev.data or {}).get("args", ""))
+            # an object-mode block (the call of a user's Python function from a compiled loop) is
+            # lifted and compiled in every process (numba cannot cache it; ~50 ms): not a miss
+            if module.startswith("artidyn.") and "ffi_forced_object" not in args:
                 _COMPILED.append(f"{module}.{func.__qualname__}{ev.data.get('args', '')}")
 
         def on_end(self, ev):

@@ -77,6 +77,7 @@ class StepResult(NamedTuple):
     residual: float
     iterations: int
     limits: ActiveLimits = None
+    bilateral: np.ndarray = None     # the impulses of the bilateral rows (m_b,)
 
 
 NO_LIMITS = ActiveLimits(np.zeros(0, int), np.zeros(0), np.zeros(0), np.zeros(0))
@@ -178,10 +179,13 @@ def warm_start(warm, keys, ldof, lside):
 
 def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
                      settings: ContactSettings | None = None, f_ext: ArrayLike | None = None, friction: bool = True,
-                     warm: StepResult | None = None) -> StepResult:
+                     warm: StepResult | None = None, constraints=None, t: float = 0.0) -> StepResult:
     """One Moreau-Jean step from (q, v) with torques tau over the step ``h``: a :class:`StepResult`.
     ``warm``: the previous step's result; its impulses start the solver for the contacts and
-    limits found again (matched by :func:`contact_keys`)."""
+    limits found again (matched by :func:`contact_keys`). ``constraints``: bilateral constraints
+    (closed loops, welds, couplings, rolling) whose rows join the step's problem as free rows,
+    ``J_b v_k+1 + b_b = 0``: their impulses are eliminated by the Schur complement of their
+    Delassus block, and the cone problem is solved on what remains (``StepResult.bilateral``)."""
     s = ContactSettings() if settings is None else settings
     T = body_placements(model, q)
     M = crba(model, q)
@@ -198,7 +202,13 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
         J = contact_jacobian(model, q, cand, frames, T)
         u_before = (J @ v).reshape(k, 3)
         active = cand.distance + s.gamma * h * u_before[:, 0] <= ACTIVE_TOL
-    if (not k or not np.any(active)) and not ldof.size:
+    if constraints:
+        from ..constraints import constraint_rows
+        rb = constraint_rows(model, q, v, constraints, t)
+        Jb, bb = rb.J, rb.b
+    else:
+        Jb, bb = np.zeros((0, model.nv)), np.zeros(0)
+    if (not k or not np.any(active)) and not ldof.size and not len(bb):
         v_new = v_free
         q_new = integrate(model, q, h * (s.theta * v_new + (1.0 - s.theta) * v))
         return StepResult(q_new, v_new, empty, "no contact", 0.0, 0, NO_LIMITS)
@@ -216,27 +226,40 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
         L = np.zeros((3 * n_l, model.nv))
         L[3 * np.arange(n_l), ldof] = lside
         J = np.vstack([J, L])
+    mc, mb = J.shape[0], Jb.shape[0]
+    J = np.vstack([J, Jb])
     MinvJt = np.linalg.solve(M, J.T)
     W = J @ MinvJt
     mu = np.concatenate([np.full(k, float(s.friction)), np.zeros(n_l)])
     e = np.concatenate([np.full(k, float(s.restitution)), np.full(n_l, float(s.limit_restitution))])
     P_seq = np.zeros(J.shape[0])
-    if s.impacts == "sequential":     # the impacts first, one contact at a time, then a step with e = 0
-        P_seq = _sequential_impacts(W, J @ v, e, mu, s)
+    if s.impacts == "sequential" and mc:   # the impacts first, one contact at a time, then a step with e = 0
+        P_seq[:mc] = _sequential_impacts(W[:mc, :mc], J[:mc] @ v, e, mu, s)
         v_free = v_free + MinvJt @ P_seq
         e = np.zeros_like(e)
     b = J @ v_free
-    b[0::3] += e * (J @ v)[0::3]
-    lam0 = None if warm is None or s.impacts == "sequential" else warm_start(warm, keys, ldof, lside)
-    sol = solve_contacts(W, b, mu, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter,
-                         warm_start=lam0)
-    P = np.asarray(sol.lam, dtype=float) + P_seq
-    v_new = v_free + MinvJt @ np.asarray(sol.lam, dtype=float)
+    b[mc:] += bb
+    b[0:mc:3] += e * (J[:mc] @ v)[0::3]
+    # free rows: P_b = -W_bb^+ (b_b + W_bc P_c); the cone problem on the Schur complement
+    Wbb_pinv = np.linalg.pinv(W[mc:, mc:], rcond=1e-11) if mb else np.zeros((0, 0))
+    X = Wbb_pinv @ np.hstack([W[mc:, :mc], b[mc:, None]])
+    Wc, bc = W[:mc, :mc] - W[:mc, mc:] @ X[:, :mc], b[:mc] - W[:mc, mc:] @ X[:, mc]
+    P = np.zeros(J.shape[0])
+    sol = None
+    if mc:
+        lam0 = None if warm is None or s.impacts == "sequential" else warm_start(warm, keys, ldof, lside)
+        sol = solve_contacts(Wc, bc, mu, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter,
+                             warm_start=lam0)
+        P[:mc] = np.asarray(sol.lam, dtype=float)
+    P[mc:] = -X[:, mc] - X[:, :mc] @ P[:mc]
+    v_new = v_free + MinvJt @ P
+    P = P + P_seq
     q_new = integrate(model, q, h * (s.theta * v_new + (1.0 - s.theta) * v))
     u_after = (J[:3 * k] @ v_new).reshape(k, 3)
-    res = max((float(x) for x in sol.residuals.values()), default=0.0)
+    res = 0.0 if sol is None else max((float(x) for x in sol.residuals.values()), default=0.0)
     contacts = empty if not k else ActiveContacts(
         np.asarray(cand.body_a), np.asarray(cand.body_b), np.asarray(cand.point_a), np.asarray(cand.point_b), frames,
         np.asarray(cand.distance), P[:3 * k].reshape(k, 3), u_after, u_before, keys)
-    limits = ActiveLimits(ldof, lside, lgap, P[3 * k::3]) if n_l else NO_LIMITS
-    return StepResult(q_new, v_new, contacts, sol.status, res, int(sol.iterations), limits)
+    limits = ActiveLimits(ldof, lside, lgap, P[3 * k:mc:3]) if n_l else NO_LIMITS
+    return StepResult(q_new, v_new, contacts, "bilateral only" if sol is None else sol.status, res,
+                      0 if sol is None else int(sol.iterations), limits, P[mc:])

@@ -171,7 +171,7 @@ def admm(G, b, mu, tol, max_iter, y, W, res, info):
     res (6) the final residuals; info[0] <- iterations. Returns a status code."""
     m = b.shape[0]
     k = m // 3
-    F = np.empty((m, m))
+    F = np.zeros((m, m))
     x, z, rhs, u, xp, yp = W[0, :m], W[1, :m], W[2, :m], W[3, :m], W[4, :m], W[5, :m]
     for i in range(k):
         y[3 * i], y[3 * i + 1], y[3 * i + 2] = project_k(y[3 * i], y[3 * i + 1], y[3 * i + 2], mu[i])

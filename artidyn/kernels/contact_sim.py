@@ -24,8 +24,9 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .constrained import (add_jacobian, correction, delassus, dof_parents, solve_m, solve_ut, subtree_sizes,
-                          utdu)
+from .constrained import (add_jacobian, cholesky, cholesky_solve, correction, delassus, dof_parents, solve_m,
+                          solve_ut, subtree_sizes, utdu)
+from .constrained_sim import rows_state
 from .contact_admm import NOT_PSD, admm
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .crba import crba_state, matrix_finite
@@ -68,15 +69,21 @@ def _rows(B, body, p0, p1, p2, sign, Jst, r0, T4):
 
 
 @nb.njit
-def step(B, SH, PL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, out_q, out_v, CC, CI, res, info2, prev, energy):
+def step(B, SH, PL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q, out_v, CC, CI, res, info2, prev, energy):
     """One step from (q, v): out_q, out_v the next state; S the scratch of :func:`scratch`.
+    CN: the bilateral constraints (K, TF, Sc, phi, Gb, dropped, lam_b) (:mod:`.constrained`'s
+    table and scratch; no rows: K empty): their rows join the step's problem as free rows with
+    ``J_b v+ = 0``, eliminated by the Schur complement of their Delassus block before the cone
+    solve; lam_b receives their impulses.
     CC (cap, 10) / CI (cap, 3: body_a, body_b, key) receive the candidates (the active ones
     first, in order), res the solver's residuals; info2[0] <- the number of active contacts, [1]
     of active limits, [2] solver iterations. ``prev`` (keys, impulses, count of the previous
     step's contacts, then of its limits) starts the solver; energy (2) <- the kinetic and potential
     energy at (q, v). A return code."""
     (M, D, dis, lam_dof, sub, nle, zeros, vfree, tmp, Wsh, T4, Jall, Y, span, Gbuf, lam, bvec, mu, ev, Wk,
-     ldof, lside, lgap, info) = S
+     ldof, lside, lgap, info, Gr, Xb) = S
+    K, TF, Sc, phib, Gb, dropped, lam_b = CN
+    mb = phib.shape[0]
     nv, ns = M.shape[0], SH.shape[0]
     if not (load_q(B, q) and all_finite(v) and all_finite(tau)):
         return BAD_INPUT
@@ -159,7 +166,15 @@ def step(B, SH, PL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, out_q, out_v, C
     info2[0], info2[1], info2[2] = na, nl, 0
     for r in range(6):
         res[r] = 0.0
-    m = 3 * (na + nl)
+    mc = 3 * (na + nl)
+    m = mc + mb
+    if mb > 0:                         # the bilateral rows J_b, after the contacts' and limits'
+        if rows_state(B, K, TF, q, v, Sc, phib) != OK:
+            return BAD_INPUT
+        Jb = Sc[4]
+        for r in range(mb):
+            for k in range(nv):
+                Jall[mc + r, k] = Jb[r, k]
     if m == 0:
         for k in range(nv):
             out_v[k] = vfree[k]
@@ -186,7 +201,7 @@ def step(B, SH, PL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, out_q, out_v, C
             x += J[r, k] * vfree[k]
             y += J[r, k] * v[k]
         bvec[r] = x
-        if r % 3 == 0:
+        if r < mc and r % 3 == 0:
             bvec[r] += ev[r // 3] * y
         lam[r] = 0.0
     PK, PP, LK, LP, pcount = prev
@@ -201,10 +216,41 @@ def step(B, SH, PL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, out_q, out_v, C
             if LK[j] == key:
                 lam[3 * (na + l)] = LP[j]
                 break
-    status = admm(G, bvec[:m], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:m], Wk, res, info)
-    info2[2] = info[0]
-    if status == NOT_PSD:
-        return SOLVER
+    Gc = G
+    if mb > 0:
+        # free rows eliminated: P_b = -G_bb^-1 (b_b + G_bc P_c), then the cone problem on
+        # G_cc - G_cb G_bb^-1 G_bc with b_c - G_cb G_bb^-1 b_b (dependent rows dropped: zero impulse)
+        for r in range(mb):
+            for c in range(mb):
+                Gb[r, c] = G[mc + r, mc + c]
+        if cholesky(Gb, False, dropped) < 0:
+            return SOLVER
+        for j in range(mc + 1):       # columns of G_bc, then b_b: X = G_bb^-1 [G_bc, b_b]
+            for r in range(mb):
+                Xb[r, j] = G[mc + r, j] if j < mc else bvec[mc + r]
+            cholesky_solve(Gb, dropped, Xb[:, j])
+        Gc = Gr[:mc * mc].reshape((mc, mc))
+        for i in range(mc):
+            for j in range(mc):
+                x = G[i, j]
+                for r in range(mb):
+                    x -= G[i, mc + r] * Xb[r, j]
+                Gc[i, j] = x
+            x = bvec[i]
+            for r in range(mb):
+                x -= G[i, mc + r] * Xb[r, mc]
+            bvec[i] = x
+    if mc > 0:
+        status = admm(Gc, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk, res, info)
+        info2[2] = info[0]
+        if status == NOT_PSD:
+            return SOLVER
+    for r in range(mb):
+        x = -Xb[r, mc]
+        for j in range(mc):
+            x -= Xb[r, j] * lam[j]
+        lam[mc + r] = 0.0 if dropped[r] else x
+        lam_b[r] = lam[mc + r]
     correction(Y[:m], span[:m], lam[:m], dis, tmp)       # M^-1 J^T P = U^-T D^-1/2 Y^T P
     solve_ut(M, sub, tmp)
     for k in range(nv):
@@ -215,19 +261,21 @@ def step(B, SH, PL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, out_q, out_v, C
 
 
 @nb.njit
-def scratch(B, cap, m_max, nl_max, ns):
+def scratch(B, cap, m_max, nl_max, ns, mb=0):
+    """The step's scratch for ``cap`` candidate contacts, ``m_max`` rows of contacts and limits,
+    ``nl_max`` limit sides, ``ns`` shapes and ``mb`` bilateral rows."""
     nv = int(B[0, IV])
-    ns_rows = 3 * max(cap, 1) + 3 * nl_max
-    lam_dof = np.empty(nv, np.int64)
-    sub = np.empty(nv, np.int64)
+    ns_rows = 3 * max(cap, 1) + 3 * nl_max + mb
+    lam_dof = np.zeros(nv, np.int64)
+    sub = np.zeros(nv, np.int64)
     dof_parents(B, lam_dof)
     subtree_sizes(lam_dof, sub)
-    m = max(m_max, 3)
-    return (np.empty((nv, nv)), np.empty(nv), np.empty(nv), lam_dof, sub, np.empty(nv), np.zeros(nv), np.empty(nv),
-            np.empty(nv), np.empty((ns, 4, 4)), np.eye(4), np.empty((ns_rows, nv)), np.empty((m, nv)),
-            np.empty((m, 3), np.int64), np.empty(m * m), np.empty(m), np.empty(m), np.empty(m // 3 + 1),
-            np.empty(m // 3 + 1), np.empty((7, m)), np.empty(nl_max, np.int64), np.empty(nl_max), np.empty(nl_max),
-            np.zeros(1, np.int64))
+    m = max(m_max, 3) + mb
+    return (np.zeros((nv, nv)), np.zeros(nv), np.zeros(nv), lam_dof, sub, np.zeros(nv), np.zeros(nv), np.zeros(nv),
+            np.zeros(nv), np.zeros((ns, 4, 4)), np.eye(4), np.zeros((ns_rows, nv)), np.zeros((m, nv)),
+            np.zeros((m, 3), np.int64), np.zeros(m * m), np.zeros(m), np.zeros(m), np.zeros(m // 3 + 1),
+            np.zeros(m // 3 + 1), np.zeros((7, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
+            np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)))
 
 
 @nb.njit(cache=True)

@@ -21,6 +21,7 @@ from ..contact.settings import ContactSettings
 from ..dynamics import kinetic_energy, potential_energy
 from ..errors import InputError, SimulationError
 from ..firstuse import clock
+from .inputs import TimeTable
 from .result import Energy, SimulationResult
 
 
@@ -53,15 +54,21 @@ def _sliding(C):
 
 
 def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=None, method="moreau_jean",
-                     f_ext=None, friction=True, route="auto"):
+                     f_ext=None, friction=True, route="auto", controller=None, constraints=None, projection=True,
+                     energy_tol=0.1, rollout=False):
     """Simulate with contacts from (q0, v0): see the module docstring. ``tau``: a constant, one row
-    per step, or a function ``tau(t, q, v)`` (held over the step). ``route`` (Moreau-Jean):
-    "auto" runs the whole loop compiled (:mod:`artidyn.contact.compiled`) when the run fits it
-    (ADMM on the exact cone, simultaneous impacts, torques constant or tabled, shapes among
-    sphere, capsule, box, half-space) and the readable loop otherwise; "compiled" (an error when it
-    does not fit) or "reference" force one. Both give the same results; ``stats["route"]`` says
-    which ran."""
-    from .simulate import coordinate_names, one_state, time_grid
+    per step, a table over time or :class:`~artidyn.sim.TimeTable`, or a function
+    ``tau(t, q, v)`` (held over the step; ``tau(t, q, v, contact_forces)`` also gets the contact
+    forces of the previous step); ``controller``: a compiled PD or computed-torque law;
+    ``constraints``: bilateral constraints (closed loops, welds, couplings) solved in the same
+    problem as the contacts. ``route`` (Moreau-Jean): "auto" runs the whole loop compiled
+    (:mod:`artidyn.kernels.scene_run`) when the run fits it (ADMM on the exact cone, simultaneous
+    impacts, shapes among sphere, capsule, box, half-space, constraints with a compiled form) and
+    the readable loop otherwise; "compiled" (an error when it does not fit) or "reference" force
+    one. Both give the same results; ``stats["route"]`` says which ran. A batch of states (or
+    ``rollout=True``) runs N scenes in parallel on the compiled route."""
+    from ..contact import inputs
+    from .simulate import _states, time_grid
 
     if method not in ("moreau_jean", "event_driven"):
         raise InputError(f"simulate with contact: method must be 'moreau_jean' or 'event_driven', got {method!r}")
@@ -70,46 +77,126 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     s = contact if contact is not None else ContactSettings()
     if not isinstance(s, ContactSettings):
         raise InputError(f"simulate: contact must be an artidyn.contact.ContactSettings, got {type(s).__name__}")
-    from ..contact import inputs
-    steps = time_grid(t_final, dt).size - 1
-    tau = inputs.torques(model, tau, "simulate with contact", steps)
-    f_ext = inputs.wrenches(model, f_ext, "simulate with contact")
+    grid = time_grid(t_final, dt)
+    steps = grid.size - 1
+    if not isinstance(tau, TimeTable):
+        tau = inputs.torques(model, tau, "simulate with contact", steps)
+    if f_ext is not None and not callable(f_ext) and not isinstance(f_ext, TimeTable):
+        f_ext = inputs.wrenches(model, f_ext, "simulate with contact")
     if method == "event_driven":
+        if controller is not None or constraints or isinstance(tau, TimeTable) or callable(f_ext) or \
+                isinstance(f_ext, TimeTable):
+            raise InputError("simulate with contact, method 'event_driven': controller=, constraints=, TimeTable "
+                             "inputs and f_ext functions run on method 'moreau_jean' (the default); give tau as a "
+                             "constant, a table or a function")
         return _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction)
     from ..contact.moreau_jean import limit_rows
     if not getattr(model, "collisions", ()) and not (s.joint_limits and limit_rows(model)):
         raise InputError(f"simulate with contact: model '{model.name}' has no collision shapes and no joint limits "
                          f"(add shapes with ModelBuilder.add_collision, or read a URDF with <collision> elements)")
-    q, v = one_state(model, q0, v0, "simulate with contact")
-    t = time_grid(t_final, dt)
-    h = float(t[1] - t[0])
-    S = t.size
+    Q, V, N, single = _states(model, q0, v0)
+    rollout = rollout or N > 1
+    h = float(grid[1] - grid[0])
+    if isinstance(tau, np.ndarray) and tau.ndim == 2 and tau.shape[0] < steps + 1:   # the last row held
+        tau = np.vstack([tau, np.repeat(tau[-1:], steps + 1 - tau.shape[0], axis=0)])
+    constraints = _constraints(model, constraints)
+    if constraints:
+        Q, V = _assembled(model, Q, V, constraints)
     from ..contact import compiled
-    why = compiled.unfit(model, s, tau)
-    if route == "compiled" and why:
-        raise InputError(f"simulate with contact: the compiled route does not take {why}")
+    from ..kernels.dispatch import kernels_enabled
+    from .pipeline import Packed
+    from .scene import Inputs
+    from .simulate import _energy_scale
+    why = compiled.unfit(model, s, None)
+    if not why and constraints:
+        from ..constraints.compiled import compilable
+        why = "" if compilable(constraints) else "constraints without a compiled form (Holonomic, moving planes)"
+    if not why and not kernels_enabled():
+        why = "switched-off kernels"
+    if (route == "compiled" or rollout) and why:
+        raise InputError(f"simulate with contact: the compiled route{' of a rollout' if rollout else ''} does not "
+                         f"take {why}")
+    escale = _energy_scale(model, Q)
+    packed = None if route == "reference" or why else Packed(model, s, constraints, projection, energy_tol, escale)
+    scene = _Scene(Inputs(model, tau, f_ext, controller, grid, N, single and not rollout, friction),
+                   packed or _ReferencePacked(projection, energy_tol, escale))
+    if rollout:
+        return _rollout(model, scene, Q, V, grid, h, s)
+    q, v = Q[0], V[0]
     if route != "reference" and not why:
-        return _compiled(model, q, v, tau, t, h, s, f_ext, friction)
-    table = None if callable(tau) else np.asarray(tau, dtype=float)
-    out_q, out_v, out_a, out_tau = (np.zeros((S, n)) for n in (model.nq, model.nv, model.nv, model.nv))
+        return _compiled(model, scene, q, v, grid, h, s, constraints)
+    return _reference(model, scene, q, v, grid, h, s, constraints)
+
+
+class _Scene:
+    """The inputs of a run and its packed arrays (the kernels', or the readable route's settings)."""
+
+    def __init__(self, inputs, packed):
+        self.inputs, self.packed = inputs, packed
+
+
+class _ReferencePacked:
+    """The settings the readable route reads from a scene (no kernel arrays)."""
+
+    mb = 0
+
+    def __init__(self, projection, energy_tol, escale):
+        self.PR = np.array([1e-12, 10.0 if projection else 0.0, np.inf if energy_tol is None else float(energy_tol),
+                            escale])
+
+
+def _constraints(model, constraints):
+    if constraints is None:
+        return []
+    if isinstance(constraints, str):
+        if constraints != "model":
+            raise InputError(f"simulate: constraints must be a list of constraints or 'model' (those the model file "
+                             f"declares), got {constraints!r}")
+        from ..constraints import from_model
+        return list(from_model(model))
+    from ..constraints.solve import _check
+    return list(_check(model, constraints))
+
+
+def _assembled(model, Q, V, constraints):
+    """The initial states moved onto the constraints (as the constrained route does)."""
+    from ..constraints.projection import project
+    Q, V = Q.copy(), V.copy()
+    for r in range(Q.shape[0]):
+        Q[r], V[r], res = project(model, Q[r], V[r], constraints, 1e-12, max_iter=50)
+        if res > 1e-6:
+            raise InputError(f"simulate with constraints: q0 cannot be assembled (|phi| = {res:.3g} after "
+                             f"Gauss-Newton); start closer to the constraint manifold (artidyn.assemble)")
+    return Q, V
+
+
+def _result(model, t, q, v, a, tau, energy, h, wall, stats, route):
+    from .simulate import coordinate_names
+    kin, pot = energy[:, 0].copy(), energy[:, 1].copy()
+    result = SimulationResult(t, q, v, a, tau, Energy(kin, pot, kin + pot), model_name=model.name,
+                              q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
+                              method="moreau_jean", dt=h, wall_time=wall, stats=dict(stats, route=route))
+    result.input_work = energy[:, 2].copy()
+    return result
+
+
+def _reference(model, scene, q, v, t, h, s, constraints):
+    """The readable pipeline (:func:`artidyn.sim.pipeline.run_reference`) and its result."""
+    from .pipeline import run_reference
+
+    S = t.size
+    start = clock()
+    steps, energy, drift = run_reference(model, scene, q, v, h, S - 1, s, constraints)
+    wall = clock() - start
+    out_q = np.array([x[0] for x in steps])
+    out_v = np.array([x[1] for x in steps])
+    out_tau = np.array([x[2] for x in steps])
+    out_a = np.array([(st.v - vk) / h for _, vk, _, st in steps])
     forces = np.zeros((S, model.nb + 1, 3))
     contacts, events = [], []
     prev_pairs, prev_slide, prev_limits = set(), {}, set()
     worst = 0.0
-    step = None
-    start = clock()
-    for k in range(S):
-        if callable(tau):
-            tk = np.asarray(tau(t[k], q, v), dtype=float)
-        elif table.ndim == 2:
-            tk = table[min(k, table.shape[0] - 1)]
-        else:
-            tk = np.broadcast_to(table, (model.nv,))
-        out_q[k], out_v[k], out_tau[k] = q, v, tk
-        step = moreau_jean_step(model, q, v, tk, h, s, f_ext=f_ext, friction=friction, warm=step)
-        if not (np.all(np.isfinite(step.q)) and np.all(np.isfinite(step.v))):
-            raise SimulationError(f"simulate with contact: the state became non-finite at t = {t[k]:.6g} s (step {k}, "
-                                  f"dt = {h:.3g} s); try a smaller dt")
+    for k, (_, _, _, step) in enumerate(steps):
         C = step.contacts
         contacts.append(C)
         worst = max(worst, step.residual)
@@ -137,36 +224,32 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
         for d, sd in sorted(now_limits - prev_limits):
             events.append(ContactEvent(float(t[k]), "limit", _dof_joint(model, d), "lower" if sd > 0 else "upper"))
         prev_limits = now_limits
-        out_a[k] = (step.v - v) / h
-        if k < S - 1:
-            q, v = step.q, step.v
-    wall = clock() - start
-    kin, pot = kinetic_energy(model, out_q, out_v), potential_energy(model, out_q)
-    result = SimulationResult(t, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,
-                              q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
-                              method=method, dt=h, wall_time=wall,
-                              stats={"accepted_steps": S - 1, "route": "reference", "max_solver_residual": worst})
+    result = _result(model, t, out_q, out_v, out_a, out_tau, energy, h, wall,
+                     {"accepted_steps": S - 1, "max_solver_residual": worst}, "reference")
     result.contacts, result.contact_forces, result.events = contacts, forces, events
     result.contact_body_names = list(model.body_names)
+    if constraints:
+        result.constraint_forces = np.array([st.bilateral / h for *_, st in steps])
+        result.drift = drift
     return result
 
 
-def _compiled(model, q, v, tau, t, h, s, f_ext, friction):
-    """The Moreau-Jean run on the compiled route (:func:`artidyn.contact.compiled.run`)."""
-    from ..contact import compiled
+def _compiled(model, scene, q, v, t, h, s, constraints):
+    """The run on the compiled route (:func:`artidyn.sim.pipeline.run_compiled`) and its result."""
     from ..kernels.contact_sim import IMPACT, LIFT_OFF, LIMIT, SLIP, STICK
-    from .simulate import coordinate_names
+    from .pipeline import run_compiled
 
-    S = t.size
-    T = np.asarray(tau, dtype=float)
-    if T.ndim > 2 or (T.ndim >= 1 and T.shape[-1] != model.nv and T.size != 1):
-        raise InputError(f"simulate with contact: tau must be a number, ({model.nv},) or (steps, {model.nv}), "
-                         f"got shape {T.shape}")
-    # a writable C array always (copied only when not): one compiled specialization of the run
-    tau_v = np.require(np.broadcast_to(T, (1, model.nv)) if T.ndim <= 1 else
-                       np.vstack([T, np.repeat(T[-1:], max(0, S - T.shape[0]), axis=0)])[:S], float, ("C", "W"))
     start = clock()
-    out = compiled.run(model, q, v, tau_v, f_ext, friction, h, S - 1, s)
+    try:
+        out = run_compiled(model, scene, q, v, h, t.size - 1, s, constraints)
+    except SimulationError as e:
+        part = e.result
+        if isinstance(part, dict):
+            n = max(len(part["q"]), 1)
+            e.result = _result(model, t[:n], part["q"], part["v"], part["a"], part["tau"], part["energy"], h,
+                               clock() - start, {"accepted_steps": n - 1}, "compiled")
+            e.result.contact_forces = part["forces"]
+        raise
     wall = clock() - start
     names = model.body_names
     events = []
@@ -176,18 +259,54 @@ def _compiled(model, q, v, tau, t, h, s, f_ext, friction):
         else:
             label = {IMPACT: "impact", LIFT_OFF: "lift-off", SLIP: "slip", STICK: "stick"}[kind]
             events.append(ContactEvent(float(t[k]), label, names[a], names[b]))
-    out_q, out_v = out["q"], out["v"]
-    kin, pot = out["energy"][:, 0].copy(), out["energy"][:, 1].copy()
-    result = SimulationResult(t, out_q, out_v, out["a"], out["tau"], Energy(kin, pot, kin + pot),
-                              model_name=model.name, q_names=coordinate_names(model, "q"),
-                              v_names=coordinate_names(model, "v"), method="moreau_jean", dt=h, wall_time=wall,
-                              stats={"accepted_steps": S - 1, "route": "compiled",
-                                     "max_solver_residual": float(out["residual"].max(initial=0.0)),
-                                     "solver_iterations": int(out["iterations"].sum()),
-                                     "reference_steps": out["fallback"]})
+    result = _result(model, t, out["q"], out["v"], out["a"], out["tau"], out["energy"], h, wall,
+                     {"accepted_steps": t.size - 1, "max_solver_residual": float(out["residual"].max(initial=0.0)),
+                      "solver_iterations": int(out["iterations"].sum()), "reference_steps": out["fallback"]},
+                     "compiled")
     result.contacts, result.contact_forces, result.events = out["contacts"], out["forces"], events
     result.contact_body_names = list(model.body_names)
+    if constraints:
+        result.constraint_forces, result.drift = out["lam"], out["drift"]
     return result
+
+
+def _rollout(model, scene, Q, V, t, h, s):
+    """N scenes in parallel (:func:`artidyn.sim.pipeline.run_rollout`): arrays with a leading run
+    axis and ``result.status`` per run; failed runs raise SimulationError with the whole result."""
+    from .pipeline import _WHAT, run_rollout
+
+    start = clock()
+    out = run_rollout(model, scene, Q, V, h, t.size - 1)
+    wall = clock() - start
+    status = out["status"]
+    for r in np.nonzero(status)[0]:                # a failed run: NaN after its last sample
+        k = int(out["failed_step"][r])
+        for key in ("q", "v", "a", "tau", "energy", "forces"):
+            out[key][r, k:] = np.nan
+    e = out["energy"]
+    result = SimulationResult(t, out["q"], out["v"], out["a"], out["tau"],
+                              Energy(e[..., 0], e[..., 1], e[..., 0] + e[..., 1]), model_name=model.name,
+                              q_names=_names(model, "q"), v_names=_names(model, "v"), method="moreau_jean", dt=h,
+                              wall_time=wall, stats={"route": "compiled", "status": status.copy(),
+                                                     "max_solver_residual": np.nanmax(out["residual"], axis=1)})
+    result.contact_forces, result.contact_body_names = out["forces"], list(model.body_names)
+    result.input_work = e[..., 2]
+    if scene.packed.mb:
+        result.constraint_forces, result.drift = out["lam"], out["drift"]
+    failed = np.nonzero(status)[0]
+    if failed.size:
+        r = int(failed[0])
+        what = _WHAT.get(int(status[r]), "the dynamics could not be evaluated")
+        raise SimulationError(f"rollout '{model.name}' with contact: {failed.size} of {Q.shape[0]} runs failed "
+                              f"({', '.join(map(str, failed[:8]))}{'...' if failed.size > 8 else ''}); run {r}: {what} "
+                              f"at t = {out['failed_step'][r] * h:.6g} s; see error.result.stats['status']",
+                              result=result)
+    return result
+
+
+def _names(model, kind):
+    from .simulate import coordinate_names
+    return coordinate_names(model, kind)
 
 
 def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):

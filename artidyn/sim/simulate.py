@@ -610,11 +610,12 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         return simulate_servo(model, q0, v0, servo, None if np.all(np.asarray(tau) == 0) else tau, t_final, dt)
     if contact is not None or method in ("moreau_jean", "event_driven"):
         from .contact_run import simulate_contact
-        if constraints is not None or controller is not None:
-            raise InputError("simulate with contact: constraints= and controller= are not supported together with "
-                             "contact= yet")
+        if t_eval is not None:
+            raise InputError("simulate with contact: t_eval is for the adaptive method 'dopri5'; a contact run "
+                             "samples every step")
         return simulate_contact(model, q0, v0, tau, t_final, 1e-3 if dt is None else dt, contact,
-                                "moreau_jean" if method == "auto" else method, f_ext, friction)
+                                "moreau_jean" if method == "auto" else method, f_ext, friction, controller=controller,
+                                constraints=constraints, projection=projection, energy_tol=energy_tol)
     if method not in METHODS:
         raise InputError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if isinstance(constraints, str):
@@ -671,7 +672,8 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
             dt: float | None = None, method: str = "auto", f_ext: Input | None = None,
             controller: PD | ComputedTorque | None = None, t_eval: ArrayLike | None = None, record_every: int = 1,
             rtol: float = 1e-7, atol: float = 1e-9, energy_tol: float | None = 0.1, friction: bool = True,
-            max_steps: int = 50_000_000, record: tuple[str, ...] = RECORD) -> SimulationResult:
+            max_steps: int = 50_000_000, record: tuple[str, ...] = RECORD, contact: ContactSettings | None = None,
+            constraints: Sequence[Constraint] | str | None = None, projection: bool = True) -> SimulationResult:
     """Simulate N initial states and/or input sequences in parallel (like ``mujoco.rollout``).
 
     Arguments as :func:`simulate`; ``q0`` (N, nq) and/or ``v0`` (N, nv) (a single one is shared),
@@ -680,7 +682,20 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
     leading run axis: ``q`` (N, S, nq), ``v``, ``a``, ``tau`` (N, S, nv), energies (N, S).
     Runs that fail are reported in ``result.status`` (per run) and raise a
     :class:`~artidyn.errors.SimulationError` naming them, with the whole result attached.
+    ``contact=`` (and ``constraints=`` beside it): N contact scenes on the compiled Moreau-Jean
+    pipeline, with the contact forces per body ``(N, S, nb + 1, 3)`` and ``stats["status"]`` per
+    run (0: ok); each run equals its single :func:`simulate` bit for bit.
     """
+    if contact is not None or method == "moreau_jean":
+        from .contact_run import simulate_contact
+        if method not in ("auto", "moreau_jean"):
+            raise InputError(f"rollout with contact: method must be 'moreau_jean' (or 'auto'), got {method!r}")
+        return simulate_contact(model, q0, v0, tau, t_final, 1e-3 if dt is None else dt, contact, "moreau_jean",
+                                f_ext, friction, controller=controller, constraints=constraints,
+                                projection=projection, energy_tol=energy_tol, rollout=True)
+    if constraints is not None:
+        raise InputError("rollout: constraints= runs with contact= (the Moreau-Jean pipeline); for a smooth closed "
+                         "chain, simulate one state at a time")
     if method not in METHODS or method == "scipy":
         raise InputError(f"rollout: unknown method {method!r}; choose one of {', '.join(METHODS[:-1])}")
     Q, V, N, _ = _states(model, q0, v0)
