@@ -221,16 +221,22 @@ def arm(armature=0.0, mass=1.0, stiffness=0.0):
 
 def test_rotor_inertia_springs_friction_and_refusals(rng):
     """Rotor inertia, a joint spring and viscous friction: the forward solve still equals aba and
-    its wrenches joint_wrenches (which leave the rotor's torque out). The projected formula refuses
-    the rotor inertia (its torque needs qdd) and a massless body (W singular), naming them; the
-    forward solve takes the massless body."""
+    its wrenches joint_wrenches (which leave the rotor's torque out); the projected formula, the
+    rotor a body of its own, gives the same wrenches without qdd (on the puma560 too, whose six
+    joints have rotors). A massless body (W singular) is refused by name; the forward solve takes
+    it."""
     model = arm(armature=0.07, stiffness=4.0)
     q, v, tau = rng.uniform(-1, 1, 3), rng.normal(size=3), rng.normal(size=3)
     a, r = newton_euler_forward(model, q, v, tau)
     close(a, ad.aba(model, q, v, tau), 1e-12)
     close(r.wrench[1:], ad.joint_wrenches(model, q, v, a)[1:], 1e-12)
-    with pytest.raises(InputError, match="l2_joint.*armature"):
-        newton_euler_reactions(model, q, v, tau)
+    close(newton_euler_reactions(model, q, v, tau).wrench[1:], r.wrench[1:], 1e-12)
+    puma = ad.load("puma560")
+    assert np.all(puma.armature > 0)
+    Q, V, T = ad.random_configuration(puma, rng, size=3), rng.normal(size=(3, 6)), 10 * rng.normal(size=(3, 6))
+    W_ref = ad.joint_wrenches(puma, Q, V, ad.aba(puma, Q, V, T))
+    close(newton_euler_reactions(puma, Q, V, T).wrench[:, 1:], W_ref[:, 1:], 1e-9)
+    close(newton_euler_forward(puma, Q, V, T)[1].wrench[:, 1:], W_ref[:, 1:], 1e-9)
     springy = arm(stiffness=4.0)
     close(newton_euler_reactions(springy, q, v, tau).wrench[1:],
           ad.joint_wrenches(springy, q, v, ad.aba(springy, q, v, tau))[1:], 1e-12)

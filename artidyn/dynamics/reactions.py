@@ -16,6 +16,10 @@ components of the joint reactions in the bases ``T_i`` of :func:`.nonrecursive.c
       lambda = (H^T W^-1 H)^-1 H^T W^-1 (Q_a + B tau_J - k)          (:func:`newton_euler_reactions`)
 
   (a 6n - nv square system; every moving body needs a mass and a regular rotational inertia).
+  A rotor inertia (``armature``) makes the torque a joint passes on depend on qdd; the rotors
+  are then bodies of their own, ``arm_r qdd_r = tau_r - tau_J,r``: W gains ``diag(arm_r)``, J the
+  rows ``E_r`` (the rotors' accelerations), and the torques ``tau_J,r`` they pass on become
+  unknowns with ``lambda`` (columns ``[-B_r; 1]``, ``J^T`` of which is still 0).
 * Slide 14, the forward augmented solve: ``[Mbar  H] [qdd; lambda] = Q_a + B tau_J - k``, a
   6n x 6n system (:func:`newton_euler_forward`; rotor inertias enter as ``B diag(armature)``
   added to ``Mbar``).
@@ -66,7 +70,7 @@ def _inverse_mass_apply(model, R, X):
 
 
 def _check_projected(model):
-    """The projected formula needs W^-1 and no rotor inertia (its torque depends on qdd)."""
+    """The projected formula needs W^-1: every moving body with a mass and a regular inertia."""
     m, _, I_G = com_parts(model)
     for i in range(1, model.nb + 1):
         w = np.linalg.eigvalsh(0.5 * (I_G[i] + I_G[i].T))
@@ -75,11 +79,6 @@ def _check_projected(model):
                              f"{m[i]:.6g} and rotational inertia eigenvalues {np.round(w, 9).tolist()} about its "
                              f"centre of mass: the bodies' mass matrix W is singular, so the reactions do not follow "
                              f"from the forces alone; use newton_euler_forward (the augmented solve)")
-    if np.any(model.armature):
-        joints = [model.joint_names[i] for i in range(1, model.nb + 1)
-                  if np.any(model.armature[model.idx_v[i]:model.idx_v[i] + model.nv_joint[i]])]
-        raise InputError(f"newton_euler_reactions: joint(s) {joints} of model '{model.name}' have a rotor inertia "
-                         f"(armature), whose torque depends on the accelerations; use newton_euler_forward")
 
 
 def newton_euler_reactions(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: ArrayLike | None = None,
@@ -91,7 +90,7 @@ def newton_euler_reactions(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayL
 
     Parameters
     ----------
-    model : Model, every moving body with a mass and a regular inertia, no armature
+    model : Model, every moving body with a mass and a regular inertia (rotor inertias allowed)
     q : (nq,) or (N, nq);  v, tau : (nv,) or (N, nv)
     f_ext : (nb+1, 6) or (N, nb+1, 6), optional, as for rnea (body axes, about the body origin)
     friction : bool, the model's joint friction takes its part of tau (as aba)
@@ -106,11 +105,21 @@ def newton_euler_reactions(model: Model, q: ArrayLike, v: ArrayLike, tau: ArrayL
     Q, (V, TAU), single = _states(model, q, v=v, tau=tau)
     sys, R = _system(model, Q, V, _common.external_forces(model, f_ext, Q.shape[0]))
     tau_J = _torques_on_bodies(model, Q, V, TAU, friction)
-    rhs = sys.Q_a + matvec(sys.B, tau_J) - sys.k
-    WH = _inverse_mass_apply(model, R, sys.H)                       # W^-1 H
+    rotor = np.flatnonzero(model.armature)                          # dofs whose rotor is a body of its own
+    free = np.setdiff1d(np.arange(model.nv), rotor)
+    N, nr, c = Q.shape[0], rotor.size, sys.H.shape[2]
+    B_r = sys.B[:, :, rotor]
+    H_ext = np.concatenate([np.concatenate([-B_r, sys.H], axis=2),
+                            np.concatenate([np.broadcast_to(np.eye(nr), (N, nr, nr)), np.zeros((N, nr, c))], axis=2)],
+                           axis=1)                                  # unknowns [tau_J,r; lambda]
+    rhs = np.concatenate([sys.Q_a + matvec(sys.B[:, :, free], tau_J[:, free]) - sys.k, tau_J[:, rotor]], axis=1)
+    WH = np.concatenate([_inverse_mass_apply(model, R, H_ext[:, :6 * model.nb]),
+                         H_ext[:, 6 * model.nb:] / model.armature[rotor][None, :, None]], axis=1)   # W^-1 H
     Ht = np.swapaxes(WH, 1, 2)                                       # H^T W^-1 (W symmetric)
-    lam = _solve(Ht @ sys.H, matvec(Ht, rhs))
-    out = _split(model, R, tau_J, lam)
+    x = _solve(Ht @ H_ext, matvec(Ht, rhs))
+    tau_J = np.array(tau_J, dtype=x.dtype)
+    tau_J[:, rotor] = x[:, :nr]
+    out = _split(model, R, tau_J, x[:, nr:])
     return JointReactions(*(unbatch(x, single) for x in out))
 
 
