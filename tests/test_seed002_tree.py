@@ -54,7 +54,7 @@ def seed_six(phi, phid, u):
     return Mbar, k, Q_a, Qc
 
 
-ROWS = [0, 1, 8, 3, 4, 11]        # the tree system's rows (translations of bodies 1, 2, then rotations) in the seed's order
+ROWS = [0, 1, 8, 3, 4, 11]        # the tree's rows (translations of bodies 1, 2, then rotations) in the seed's order
 
 
 def seed_lambda(model, q, lam):

@@ -54,8 +54,8 @@ def test_equilibrium_on_a_slope_needs_the_rolling_reaction():
     eq = prob.equilibria([x0 + 0.05, 1.3, 0.2])
     assert abs(eq.q[0] - x0) < 1e-12 and abs(eq.q[2] - theta) < 1e-10 and eq.q[1] == 1.3
     assert abs(eq.mu[0] - mu) < 1e-10 and abs(eq.Lambda[0] - Lam) < 1e-10
-    q, mu_, lam_ = eq                                 # (q, mu, Lambda)
-    assert np.abs(prob.accelerations(q, np.zeros(3)).qdd).max() < 1e-9
+    q, mu_eq, lam_eq = eq                             # unpacks as (q, mu, Lambda)
+    assert np.abs(prob.accelerations(q, np.zeros(3)).qdd).max() < 1e-9 and mu_eq is eq.mu and lam_eq is eq.Lambda
     # a flat floor: no reaction is needed, the pendulum hangs
     flat = wheel_and_pendulum(alpha=0.0).equilibria([0.3, 0.0, 0.4])
     assert abs(flat.q[2]) < 1e-10 and abs(flat.mu[0]) < 1e-10 and abs(flat.Lambda[0]) < 1e-10

@@ -82,7 +82,8 @@ def disc_and_ring(I_disc=2.0, I_ring=1.0, spring_torque=0.1, link="servo"):
     al, al1 = dynamicsymbols("alpha alpha_1")
     T = sp.Rational(1, 2) * (I_disc * al.diff(t) ** 2 + I_ring * al1.diff(t) ** 2)
     D = [[0, 1]] if link == "servo" else [[1, -1]]
-    S = sp.Rational(1, 2) * (I_disc * al.diff(t, 2) ** 2 + I_ring * al1.diff(t, 2) ** 2)   # rotations about a fixed axis
+    # rotations about a fixed axis
+    S = sp.Rational(1, 2) * (I_disc * al.diff(t, 2) ** 2 + I_ring * al1.diff(t, 2) ** 2)
     return ServoProblem([al, al1], T, generalized_forces=[spring_torque, -spring_torque], servo=[al1 - al],
                         directions=D, name=f"disc and ring ({link})", acceleration_energy=S)
 

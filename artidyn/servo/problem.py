@@ -577,7 +577,8 @@ class ServoProblem:
             return np.concatenate([unbalanced, [float(f(q, zero, t)) for f in s_f], a])
         q = np.asarray(q_guess, dtype=float).reshape(-1)
         if q.shape != (n,) or not np.all(np.isfinite(q)):
-            raise InputError(f"ServoProblem.equilibria ({self.name}): q_guess needs {n} finite entries, got {q_guess!r}")
+            raise InputError(f"ServoProblem.equilibria ({self.name}): q_guess needs {n} finite entries, "
+                             f"got {q_guess!r}")
         r = F(q)
         for _ in range(max_iter):
             if np.max(np.abs(r), initial=0.0) <= 1e-13:
