@@ -18,7 +18,8 @@ from .dynamics import (aba, actuation_matrix, centroidal_momentum, crba, externa
                        friction_torque, gravity_torque, joint_wrenches, kinetic_energy,
                        mechanical_energy, momentum, potential_energy, rnea, spring_energy, spring_torque)
 from .dynamics import (christoffel, coriolis_matrix, gaha, gravity, mass_matrix_derivative,  # noqa: F401
-                       newton_euler_nonrecursive, nonlinear_effects)
+                       newton_euler_forward, newton_euler_nonrecursive, newton_euler_reactions,
+                       nonlinear_effects)
 from .dynamics import Dynamics, aba_derivatives, hybrid_dynamics, rnea_derivatives  # noqa: F401
 from .constraints import (ConstrainedDynamics, assemble, constrained_dynamics, constrained_inverse_dynamics,  # noqa: F401
                           constraint_terms)

@@ -79,11 +79,11 @@ def test_plate_equilibria():
     F, a, R = PLATE["F"], PLATE["a"], PLATE["R"]
     motor = ex.plate_on_turntable("motor", **PLATE)
     for guess in (0.2, 2.9):
-        q, mu = motor.equilibria([guess + np.pi / 2, guess])
+        q, mu, _ = motor.equilibria([guess + np.pi / 2, guess])
         assert abs(np.sin(q[1])) < 1e-10 and abs(q[0] - q[1] - np.pi / 2) < 1e-10
         assert abs(mu[0] - F * R * np.sin(q[0])) < 1e-10
     rigid = ex.plate_on_turntable("rigid", **PLATE)
-    q, _ = rigid.equilibria([-1.0 + np.pi / 2, -1.0])
+    q, _, _ = rigid.equilibria([-1.0 + np.pi / 2, -1.0])
     assert abs(a * np.sin(q[1]) + R * np.cos(q[1])) < 1e-10
 
 

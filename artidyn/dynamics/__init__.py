@@ -1,4 +1,5 @@
-"""Dynamic models: RNEA, ABA, CRBA, GAHA, Lagrange terms, energies, non-recursive Newton-Euler."""
+"""Dynamic models: RNEA, ABA, CRBA, GAHA, Lagrange terms, energies, non-recursive Newton-Euler
+(with the joint reactions and the forward augmented solve)."""
 from .rnea import gravity_torque, rnea  # noqa: F401
 from .aba import aba  # noqa: F401
 from .hybrid import HybridResult, hybrid_dynamics  # noqa: F401
@@ -14,6 +15,7 @@ from .lagrange import (christoffel, coriolis_matrix, gravity, mass_matrix_deriva
                        nonlinear_effects)
 from .nonrecursive import (JointReactions, NewtonEulerSystem, newton_euler_nonrecursive,  # noqa: F401
                            newton_euler_system, nonrecursive_terms)
+from .reactions import newton_euler_forward, newton_euler_reactions  # noqa: F401
 
 inverse_dynamics, forward_dynamics = rnea, aba
 from .evaluator import Dynamics  # noqa: F401

@@ -210,8 +210,13 @@ def _reactions(model, sys, R, rhs):
     """Solve [B -H] [tau_J; lambda] = rhs and split the joint wrenches (JointReactions)."""
     x = _solve(np.concatenate([sys.B, -sys.H], axis=2), rhs)
     tau_J, lam = x[:, :model.nv], x[:, model.nv:]
-    N = x.shape[0]
-    wrench = np.zeros((N, model.nb + 1, 6), dtype=x.dtype)
+    return tau_J, _split(model, R, tau_J, lam)
+
+
+def _split(model, R, tau_J, lam):
+    """JointReactions from the joint torques on the bodies tau_J and the components lambda."""
+    N = lam.shape[0]
+    wrench = np.zeros((N, model.nb + 1, 6), dtype=np.result_type(tau_J, lam))
     reaction = np.zeros_like(wrench)
     col = 0
     for i in range(1, model.nb + 1):
@@ -222,7 +227,7 @@ def _reactions(model, sys, R, rhs):
         col += Ti.shape[1]
     world = np.concatenate([matvec(R, reaction[..., :3]), matvec(R, reaction[..., 3:])], axis=-1)
     world[:, 0] = 0
-    return tau_J, JointReactions(wrench, reaction, world, lam)
+    return JointReactions(wrench, reaction, world, lam)
 
 
 def _joint_torque_extras(model, Q, V, A, friction):

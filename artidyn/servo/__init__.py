@@ -18,8 +18,8 @@ imported when a name of this package is first used, not with ``import artidyn``.
 import importlib
 
 _LAZY = {"DETERMINED": "core", "IMPOSSIBLE": "core", "INDETERMINATE": "core", "ServoSolution": "core",
-         "solve": "core", "ModelServo": "model", "ServoProblem": "problem", "ServoResult": "problem",
-         "ServoRun": "problem", "NumericServo": "numeric", "examples": None, "core": None, "model": None,
+         "solve": "core", "gibbs_appell": "core", "ModelServo": "model", "ServoProblem": "problem", "ServoResult": "problem",
+         "ServoRun": "problem", "ServoEquilibrium": "problem", "NumericServo": "numeric", "examples": None, "core": None, "model": None,
          "problem": None, "numeric": None}
 __all__ = sorted(_LAZY)
 

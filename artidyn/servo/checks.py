@@ -16,8 +16,9 @@ from ..errors import InputError, check_number
 
 
 def _velocity_name(v):
-    """``xdot`` for ``Derivative(x(t), t)``: how a message names a velocity."""
-    return f"{v.expr.func.__name__}dot"
+    """``xdot`` for ``Derivative(x(t), t)``, ``xddot`` for the second derivative: how a message
+    names a velocity or an acceleration."""
+    return f"{v.expr.func.__name__}{'d' * (v.derivative_count - 1)}dot"
 
 
 def check_symbols(expressions, coordinates, t, where):
@@ -34,12 +35,13 @@ def check_symbols(expressions, coordinates, t, where):
                              f"or list it among the coordinates")
 
 
-def check_quadratic(T, velocities, where):
+def check_quadratic(T, velocities, where, what="kinetic energy", rates="velocities"):
     """T must be a polynomial of degree at most 2 in the velocities, ``T = T2 + T1 + T0`` (the
     linear and constant parts of rheonomic coordinates are allowed): every third derivative in
     the velocities vanishes, i.e. the Hessian ``M = d2T/dqdot2`` does not depend on them.
     Otherwise Lagrange's equations are not linear in the accelerations and ``M`` below is not the
-    system's mass matrix."""
+    system's mass matrix. The same test holds Gibbs-Appell's acceleration energy ``S`` to degree 2
+    in the accelerations (``what="acceleration energy"``, ``rates="accelerations"``)."""
     n = len(velocities)
     for i in range(n):
         Ti = T.diff(velocities[i])
@@ -49,8 +51,8 @@ def check_quadratic(T, velocities, where):
                 d = Tij.diff(velocities[k])
                 if d != 0 and sp.simplify(d) != 0:
                     names = ", ".join(_velocity_name(velocities[x]) for x in (i, j, k))
-                    raise InputError(f"{where}: the kinetic energy must be quadratic in the velocities (a polynomial "
-                                     f"of degree at most 2 in them, T2 + T1 + T0), but its third derivative in "
+                    raise InputError(f"{where}: the {what} must be quadratic in the {rates} (a polynomial "
+                                     f"of degree at most 2 in them), but its third derivative in "
                                      f"({names}) is {d}, not 0")
 
 

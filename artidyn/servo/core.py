@@ -17,6 +17,9 @@ with ``qdd_0`` the motion without servo forces. **Determined** when ``rank W = r
 independent relations than servo forces can act on); **indeterminate** when they can but ``mu``
 is not unique (fewer relations than forces, or dependent directions). The rank is taken, not
 the counts.
+
+The same motion without multipliers (:func:`gibbs_appell`): Appell's equations in the
+displacements on which neither the servo forces nor the first-kind reactions work.
 """
 from typing import NamedTuple
 
@@ -93,3 +96,37 @@ def solve(M, h_minus_Q, E, gamma_E, D, A=None, gamma_A=None, rank_tol=1e-10):
     qdd = qdd0 + N @ (Z @ mu)
     Lam = np.linalg.lstsq(A.T, M @ qdd - f - D.T @ mu, rcond=None)[0] if A.shape[0] else np.zeros(0)
     return ServoSolution(qdd, mu, Lam, status, rank, E.shape[0], D.shape[0], res, W)
+
+
+def gibbs_appell(H, g_minus_Q, E, gamma_E, D, A=None, gamma_A=None, rank_tol=1e-10):
+    """Appell's servo equations without multipliers (Appell, "Traité de mécanique rationnelle",
+    t. II, the equations of Gibbs-Appell extended to servo-constraints).
+
+    ``dS/dqdd = H qdd + g_S`` is the gradient of the acceleration energy, ``Q`` the given forces,
+    ``g_minus_Q = g_S - Q``. The servo forces do no work on the displacements with ``D delta q =
+    0``, the first-kind reactions none on those with ``A delta q = 0``: on a basis ``N_D`` of
+    both, ``N_D^T (dS/dqdd - Q) = 0`` (n - j - p equations, no multiplier), completed by the
+    relations ``A qdd = gamma_A`` (p) and ``E qdd = gamma_E`` (r). Square when r = j and the rows
+    of ``[D; A]`` are independent: regular exactly when the problem is determined; the forces
+    then follow from the residual, ``H qdd + g_S - Q = D^T mu + A^T Lambda``. Otherwise (r != j,
+    dependent directions, a singular system) the status is :func:`solve`'s. ``W`` of the
+    returned :class:`ServoSolution` is the multiplier-free system matrix (n x n)."""
+    n = H.shape[0]
+    A = np.zeros((0, n)) if A is None else np.atleast_2d(np.asarray(A, dtype=float)).reshape(-1, n)
+    gamma_A = np.zeros(A.shape[0]) if gamma_A is None else np.asarray(gamma_A, dtype=float).reshape(-1)
+    E = np.asarray(E, dtype=float).reshape(-1, n)
+    D = np.asarray(D, dtype=float).reshape(-1, n)
+    g = np.asarray(g_minus_Q, dtype=float).reshape(n)
+    gamma_E = np.asarray(gamma_E, dtype=float).reshape(-1)
+    DA = np.vstack([D, A])
+    N_D = scipy.linalg.null_space(DA, rcond=rank_tol) if DA.shape[0] else np.eye(n)
+    K = np.vstack([N_D.T @ H, A, E])
+    y = np.concatenate([-N_D.T @ g, gamma_A, gamma_E])
+    s = np.linalg.svd(K, compute_uv=False) if K.shape[0] == n else np.zeros(0)
+    if K.shape[0] != n or s[-1] <= rank_tol * s[0]:
+        return solve(H, g, E, gamma_E, D, A, gamma_A, rank_tol)
+    qdd = np.linalg.solve(K, y)
+    forces = np.linalg.lstsq(DA.T, H @ qdd + g, rcond=None)[0]
+    j = D.shape[0]
+    res = float(np.max(np.abs(E @ qdd - gamma_E), initial=0.0))
+    return ServoSolution(qdd, forces[:j], forces[j:], DETERMINED, E.shape[0], E.shape[0], j, res, K)

@@ -29,15 +29,21 @@ def plate_on_turntable(link="motor", F=1.0, a=0.3, R=1.0, b=0.5, k=0.2, M=2.0, I
     hinged at C (mass M, radius of gyration k about its centre G, CG = b, angle beta of CG), a
     constant force F along +x at A on line CG (CA = a), horizontal plane. Kinetic energy
     ``2T = I1 alphadot^2 + M (R^2 alphadot^2 + (b^2 + k^2) betadot^2 + 2 R b alphadot betadot
-    cos(alpha - beta))``; F as the potential ``-F x_A``; servo ``alpha - beta = pi / 2``."""
+    cos(alpha - beta))``; F as the potential ``-F x_A``; servo ``alpha - beta = pi / 2``. The
+    acceleration energy, stated as Appell does from the accelerations of the bodies (the table
+    turning about O, the plate moving in its plane), ``2S = I1 alphadd^2 + M |a_G|^2 + M k^2
+    betadd^2``, serves ``method="gibbs_appell"``."""
     al, be = dynamicsymbols("alpha beta")
     ad_, bd = al.diff(t), be.diff(t)
     T = sp.Rational(1, 2) * (I1 * ad_ ** 2 + M * (R ** 2 * ad_ ** 2 + (b ** 2 + k ** 2) * bd ** 2
                                                    + 2 * R * b * ad_ * bd * sp.cos(al - be)))
     U = -F * (R * sp.cos(al) + a * sp.cos(be))
+    G = sp.Matrix([R * sp.cos(al) + b * sp.cos(be), R * sp.sin(al) + b * sp.sin(be)])
+    a_G = G.diff(t, 2)
+    S = sp.Rational(1, 2) * (I1 * al.diff(t, 2) ** 2 + M * (a_G.T * a_G)[0] + M * k ** 2 * be.diff(t, 2) ** 2)
     D = [[1, 0]] if link == "motor" else [[1, -1]]
     return ServoProblem([al, be], T, U, servo=[al - be - sp.pi / 2], directions=D,
-                        name=f"plate on a turntable ({link})")
+                        name=f"plate on a turntable ({link})", acceleration_energy=S)
 
 
 def spring_chain(masses=(1.0, 2.0), stiffness=(1.0,), rest=0.5, path=None):
@@ -76,8 +82,10 @@ def disc_and_ring(I_disc=2.0, I_ring=1.0, spring_torque=0.1, link="servo"):
     al, al1 = dynamicsymbols("alpha alpha_1")
     T = sp.Rational(1, 2) * (I_disc * al.diff(t) ** 2 + I_ring * al1.diff(t) ** 2)
     D = [[0, 1]] if link == "servo" else [[1, -1]]
+    # rotations about a fixed axis
+    S = sp.Rational(1, 2) * (I_disc * al.diff(t, 2) ** 2 + I_ring * al1.diff(t, 2) ** 2)
     return ServoProblem([al, al1], T, generalized_forces=[spring_torque, -spring_torque], servo=[al1 - al],
-                        directions=D, name=f"disc and ring ({link})")
+                        directions=D, name=f"disc and ring ({link})", acceleration_energy=S)
 
 
 def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=1.0):
@@ -86,7 +94,9 @@ def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=
     that the ball's centre (x, y) describes the circle of radius ``rho`` at the rate ``omega``.
     Coordinates ``[X, Y, x, y, psi, theta, phi]``, the ball's orientation by Z-Y-X angles (its
     angular velocity in world axes: psid z + thetad R_z(psi) y + phid R_z(psi) R_y(theta) x).
-    Rolling: ``xd - r omega_y = Xd``, ``yd + r omega_x = Yd``."""
+    Rolling: ``xd - r omega_y = Xd``, ``yd + r omega_x = Yd``. Acceleration energy (a
+    homogeneous ball: ``omegad . (omega x I omega) = 0``): ``2S = m_p (Xdd^2 + Ydd^2) + m (xdd^2 +
+    ydd^2) + I |omegad|^2``."""
     X, Y, x, y, ps, th, ph = dynamicsymbols("X Y x y psi theta phi")
     I = sp.Rational(2, 5) * mass * radius ** 2
     cps, sps, cth, sth = sp.cos(ps), sp.sin(ps), sp.cos(th), sp.sin(th)
@@ -97,8 +107,11 @@ def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=
     rolling = [x.diff(t) - radius * w[1] - X.diff(t), y.diff(t) + radius * w[0] - Y.diff(t)]
     servo = [x - rho * sp.cos(omega * t), y - rho * sp.sin(omega * t)]
     D = [[1, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0]]
+    wd = w.diff(t)
+    S = sp.Rational(1, 2) * (plane_mass * (X.diff(t, 2) ** 2 + Y.diff(t, 2) ** 2)
+                             + mass * (x.diff(t, 2) ** 2 + y.diff(t, 2) ** 2) + I * (wd.T * wd)[0])
     prob = ServoProblem([X, Y, x, y, ps, th, ph], T, servo=servo, directions=D, rolling=rolling,
-                        name="sphere on a moving plane")
+                        name="sphere on a moving plane", acceleration_energy=S)
     prob.angular_velocity = sp.lambdify(((ps, th, ph), (ps.diff(t), th.diff(t), ph.diff(t))),
                                         list(w), modules="numpy")
     return prob

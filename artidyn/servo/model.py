@@ -79,8 +79,6 @@ class ModelServo:
 
     def _gibbs_appell(self, q, v, h, s, a, index):
         """Appell's equations on the restricted displacements (see :meth:`accelerations`)."""
-        import scipy.linalg
-
         from ..dynamics import acceleration_energy
         m = self.model
         n = m.nv
@@ -92,16 +90,8 @@ class ModelServo:
         g0, H = grad[0], (grad[1:] - grad[0]).T        # dS/dqdd = H qdd + g0
         Q = -(h - (rnea(self._m0(), q, v, np.zeros(n), friction=False)
                    - rnea(self._m0(), q, np.zeros(n), np.zeros(n), friction=False)))   # tau - (h - c)
-        Nd = scipy.linalg.null_space(np.vstack([self.D, a.J]))
-        K = np.vstack([Nd.T @ H, a.J, s.J])
-        y = np.concatenate([Nd.T @ (Q - g0), -a.bias, -s.bias])
-        if K.shape[0] != n or np.linalg.matrix_rank(K) < n:
-            sol = core.solve(H, g0 - Q, s.J, -s.bias, self.D, a.J, -a.bias)
-            return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, index, sol.why())
-        qdd = np.linalg.solve(K, y)
-        forces = np.linalg.lstsq(np.vstack([self.D, a.J]).T, H @ qdd + g0 - Q, rcond=None)[0]
-        mu, lam = forces[:self.j], forces[self.j:]
-        return ServoResult(qdd, mu, lam, core.DETERMINED, self.r, index, f"determined: rank W = r = j = {self.r}")
+        sol = core.gibbs_appell(H, g0 - Q, s.J, -s.bias, self.D, a.J, -a.bias)
+        return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, index, sol.why())
 
     def _m0(self):
         if getattr(self, "_zero_g", None) is None:

@@ -46,6 +46,15 @@ class ServoResult(NamedTuple):
     why: str
 
 
+class ServoEquilibrium(NamedTuple):
+    """An equilibrium (:meth:`ServoProblem.equilibria`): ``q`` (n,), ``mu`` (j,) the servo forces
+    that hold it, ``Lambda`` (p,) the first-kind (rolling) reactions."""
+
+    q: np.ndarray
+    mu: np.ndarray
+    Lambda: np.ndarray
+
+
 class ServoRun(NamedTuple):
     """``t`` (S,), ``q``, ``v`` (S, n), ``qdd`` (S, n), ``servo_forces`` (S, j), ``multipliers``
     (S, p), ``energy`` (S,) T + U, ``servo_power`` (S,) ``mu . D qdot``, ``servo_work`` (S,) its
@@ -85,12 +94,17 @@ class ServoProblem:
     directions : rows of D (j lists of n expressions or numbers); default: D = E, the servo
         relations realised as ideal constraints
     rolling : optional first-kind relations, linear in the velocities (``A qdot + a = 0``)
+    acceleration_energy : optional Gibbs-Appell acceleration energy ``S(q, qdot, qdd, t)`` (a
+        polynomial of degree at most 2 in the accelerations; terms free of them may be left
+        out), used by ``accelerations(..., method="gibbs_appell")``; default: Appell's identity
+        ``dS/dqdd = d/dt dT/dqdot - dT/dq`` for the coordinates
     parameters : optional {symbol: value} substituted everywhere; every other symbol must be a
         coordinate, its derivative or the time t (:mod:`.checks`)
     """
 
     def __init__(self, coordinates, kinetic_energy, potential_energy=0, generalized_forces=None, servo=(),
-                 directions=None, rolling=None, parameters=None, name="servo problem"):
+                 directions=None, rolling=None, parameters=None, name="servo problem",
+                 acceleration_energy=None):
         t = T_SYMBOL
         self.name = name
         self.q = [c for c in coordinates]
@@ -115,6 +129,8 @@ class ServoProblem:
         zero_acc = {a: 0 for a in self.qdd}
         self._h = sp.Matrix([e.subs(zero_acc) for e in eom])          # h - Q
         self._T, self._U = T, U
+        self._S = None if acceleration_energy is None else fix(acceleration_energy)
+        self._Q = Q
         self.servo = [fix(s) for s in servo]
         for s in self.servo:
             if any(s.has(a) for a in self.qdd):
@@ -147,6 +163,9 @@ class ServoProblem:
         items += [(f"rolling relation {k}", x) for k, x in enumerate(self.rolling)]
         checks.check_symbols(items, self.q, T_SYMBOL, where)
         checks.check_quadratic(self._T, self.qd, where)
+        if self._S is not None:
+            checks.check_symbols([("acceleration energy", self._S)], self.q, T_SYMBOL, where)
+            checks.check_quadratic(self._S, self.qdd, where, what="acceleration energy", rates="accelerations")
         checks.check_relations(self.servo, self.rolling, self.q, self.qd, where)
 
     # --- symbols and compiled functions -----------------------------------------------------
@@ -180,6 +199,14 @@ class ServoProblem:
         gA = [-x.diff(t).subs(zero_acc) for x in self.rolling]
         self.A_f = self._fn(sp.Matrix(A_rows) if A_rows else sp.zeros(0, n))
         self.gA_f = self._fn(sp.Matrix(gA) if gA else sp.zeros(0, 1))
+        # Gibbs-Appell: dS/dqdd = H_S qdd + g_S, and the given forces Q - dU/dq (h - Q form: g_S - Q + dU/dq)
+        if self._S is None:
+            self.HS_f, self.gS_f = self.M_f, self.h_f
+        else:
+            grad = [self._S.diff(a) for a in self.qdd]
+            H_S = sp.Matrix(n, n, lambda i, k: grad[i].diff(self.qdd[k]))
+            g_S = sp.Matrix([g.subs(zero_acc) + self._U.diff(self.q[i]) - self._Q[i] for i, g in enumerate(grad)])
+            self.HS_f, self.gS_f = self._fn(H_S), self._fn(g_S)
         self.a_f = self._fn(sp.Matrix([x.subs({v: 0 for v in self.qd}) for x in self.rolling])
                             if self.rolling else sp.zeros(0, 1))
         self._degrees = None
@@ -294,11 +321,22 @@ class ServoProblem:
         D = np.asarray(self.D_f(q, qd, t), dtype=float).reshape(self.j, self.n)
         return M, h, D
 
-    def accelerations(self, q, qd, t=0.0, stabilization=0.0):
+    def accelerations(self, q, qd, t=0.0, stabilization=0.0, method="lagrange"):
         """The motion at one state: a :class:`ServoResult`. ``stabilization``: the rate lambda
-        of the relations' error dynamics (0: the exact derivatives)."""
+        of the relations' error dynamics (0: the exact derivatives).
+
+        ``method="lagrange"``: with multipliers (:mod:`.core`, and the relative degrees for the
+        relations the servo forces reach only through other coordinates); ``"gibbs_appell"``:
+        Appell's equations without multipliers (:func:`.core.gibbs_appell`) from the acceleration
+        energy (given, or from T by Appell's identity), for relations the servo forces reach
+        directly (index 3 finite, 2 in the velocities); the servo forces and the first-kind
+        reactions follow from the residual."""
         q, qd, t = self._state(q, qd, t)
         M, h, D = self._mats(q, qd, t)
+        if method == "gibbs_appell":
+            return self._gibbs_appell(q, qd, t, D, stabilization)
+        if method != "lagrange":
+            raise InputError(f"ServoProblem ({self.name}): method must be 'lagrange' or 'gibbs_appell', got {method!r}")
         if self.rolling:
             return self._index1(q, qd, t, M, h, D, stabilization)
         degrees = self._relative_degrees()
@@ -325,7 +363,25 @@ class ServoProblem:
                     f"{2 * self.n + 2} contains them)")
         return ServoResult(qdd, mu, np.zeros(0), status, rank, index, why)
 
-    def _index1(self, q, qd, t, M, h, D, stabilization):
+    def _gibbs_appell(self, q, qd, t, D, stabilization):
+        """Appell's multiplier-free equations (see :meth:`accelerations`)."""
+        if not self.rolling:
+            index = tuple(None if d[0] is None else d[0] + 1 for d in self._relative_degrees())
+            late = [k for k, (i, o) in enumerate(zip(index, self._order)) if i != 3 - o]
+            if late:
+                raise InputError(f"ServoProblem ({self.name}): method='gibbs_appell' takes relations that the servo "
+                                 f"forces reach directly (index 3, or 2 for a relation in the velocities); relation(s) "
+                                 f"{late} have index {[index[k] for k in late]}: use method='lagrange'")
+        H = np.asarray(self.HS_f(q, qd, t), dtype=float).reshape(self.n, self.n)
+        g = np.asarray(self.gS_f(q, qd, t), dtype=float).reshape(self.n)
+        E, gE, A, gA = self._rows(q, qd, t, stabilization)
+        sol = core.gibbs_appell(H, g, E, gE, D, A, gA)
+        index = tuple(3 - o for o in self._order)
+        return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, index, sol.why())
+
+    def _rows(self, q, qd, t, stabilization):
+        """(E, gamma_E, A, gamma_A): the relations at the acceleration level, the servo rows
+        stabilised at the rate ``stabilization``."""
         E = np.asarray(self.E_f(q, qd, t), dtype=float).reshape(self.r, self.n)
         gE = np.asarray(self.gE_f(q, qd, t), dtype=float).reshape(self.r)
         A = np.asarray(self.A_f(q, qd, t), dtype=float).reshape(len(self.rolling), self.n)
@@ -338,6 +394,10 @@ class ServoProblem:
                     gE[k] -= 2 * stabilization * yd + stabilization ** 2 * y
                 else:
                     gE[k] -= stabilization * y
+        return E, gE, A, gA
+
+    def _index1(self, q, qd, t, M, h, D, stabilization):
+        E, gE, A, gA = self._rows(q, qd, t, stabilization)
         sol = core.solve(M, h, E, gE, D, A, gA)
         index = tuple(3 - o for o in self._order)
         return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, index, sol.why())
@@ -456,7 +516,7 @@ class ServoProblem:
     def _check_internal(self, q):
         """Refuse when the internal dynamics at the equilibrium nearest ``q`` are unstable."""
         try:
-            qe, _ = self.equilibria(q)
+            qe = self.equilibria(q).q
         except InputError:
             return                        # no equilibrium to linearise about: nothing to decide
         eig = self.internal_dynamics(qe, np.zeros(self.n), 0.0)
@@ -489,22 +549,53 @@ class ServoProblem:
             x = x - np.linalg.lstsq(J, r, rcond=None)[0]
         return x[:n], x[n:]
 
-    def equilibria(self, q_guess, t=0.0):
-        """Appell's equilibrium conditions: ``qdot = 0``, ``qdd = 0``: the servo relations hold and
-        ``h(q, 0) - Q = D^T mu`` (+ ``A^T Lambda``); solved from ``q_guess`` (scipy ``root``).
-        Returns ``(q, mu)``."""
-        import scipy.optimize
-
+    def equilibria(self, q_guess, t=0.0, tol=1e-9, max_iter=100):
+        """Appell's equilibrium conditions: ``qdot = 0``, ``qdd = 0``: the servo relations hold,
+        the first-kind relations hold at rest (``a(q, t) = 0`` in ``A qdot + a = 0``), and the
+        given forces are balanced by the servo forces and the first-kind reactions together,
+        ``h(q, 0) - Q = D^T mu + A^T Lambda``. Solved from ``q_guess`` by Gauss-Newton with
+        least-change steps on the part of ``h - Q`` outside the span of ``[D^T  A^T]`` (a smooth
+        residual, so no multiplier is guessed); a rolling system at rest has a family of
+        equilibria (a wheel anywhere along its path), of which the one nearest the guess is
+        returned. Returns a :class:`ServoEquilibrium` ``(q, mu, Lambda)``, ``mu`` (j,) the servo
+        forces, ``Lambda`` (p,) the first-kind reactions (least-norm where they are not unique)."""
         n, j = self.n, self.j
         zero = np.zeros(n)
         s_f = [self._fn(s) for s in self.servo]
+        p = len(self.rolling)
 
-        def F(x):
-            q, mu = x[:n], x[n:]
-            M, h, D = self._mats(q, zero, t)
-            return np.concatenate([h - D.T @ mu, [float(f(q, zero, t)) for f in s_f]])
-        sol = scipy.optimize.root(F, np.concatenate([np.asarray(q_guess, dtype=float), np.zeros(j)]), tol=1e-14)
-        res = np.abs(F(sol.x))       # the residual decides: MINPACK may report "no progress" at an exact root
-        if not (np.all(np.isfinite(sol.x)) and np.max(res) <= 1e-9):
-            raise InputError(f"ServoProblem.equilibria ({self.name}): no equilibrium found from {q_guess!r}")
-        return sol.x[:n], sol.x[n:]
+        def forces(q):
+            """(h - Q at rest, [D^T A^T], a(q, t))."""
+            _, h, D = self._mats(q, zero, t)
+            A = np.asarray(self.A_f(q, zero, t), dtype=float).reshape(p, n)
+            a = np.asarray(self.a_f(q, zero, t), dtype=float).reshape(p)
+            return h, np.vstack([D, A]).T, a
+
+        def F(q):
+            h, G, a = forces(q)
+            unbalanced = h - G @ np.linalg.lstsq(G, h, rcond=None)[0] if G.size else h
+            return np.concatenate([unbalanced, [float(f(q, zero, t)) for f in s_f], a])
+        q = np.asarray(q_guess, dtype=float).reshape(-1)
+        if q.shape != (n,) or not np.all(np.isfinite(q)):
+            raise InputError(f"ServoProblem.equilibria ({self.name}): q_guess needs {n} finite entries, "
+                             f"got {q_guess!r}")
+        r = F(q)
+        for _ in range(max_iter):
+            if np.max(np.abs(r), initial=0.0) <= 1e-13:
+                break
+            Jac = np.column_stack([(F(q + 1e-7 * e) - F(q - 1e-7 * e)) / 2e-7 for e in np.eye(n)])
+            step = np.linalg.lstsq(Jac, -r, rcond=None)[0]
+            for _halving in range(30):                     # damped: accept the first step that reduces |F|
+                trial = F(q + step)
+                if np.all(np.isfinite(trial)) and np.linalg.norm(trial) < np.linalg.norm(r):
+                    break
+                step = step / 2
+            else:
+                break
+            q, r = q + step, trial
+        if not (np.all(np.isfinite(q)) and np.max(np.abs(r), initial=0.0) <= tol):
+            raise InputError(f"ServoProblem.equilibria ({self.name}): no equilibrium found from {q_guess!r} "
+                             f"(residual {np.max(np.abs(r)):.3g} of the force balance and the relations)")
+        h, G, _ = forces(q)
+        x = np.linalg.lstsq(G, h, rcond=None)[0] if G.size else np.zeros(0)
+        return ServoEquilibrium(q, x[:j], x[j:])
