@@ -242,7 +242,7 @@ def hybrid_dynamics(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike | Non
     satisfying ``rnea(model, q, v, a, f_ext) == tau``.
     """
     mask, known = _masks(model, prescribed)
-    out = _kernels.hybrid_dynamics(model, q, v, a, tau, known, f_ext, friction)  # compiled; None: below
+    out = _kernels.hybrid_dynamics(model, q, v, a, tau, mask, known, f_ext, friction)  # compiled; None: below
     if out is not None:
         return HybridResult(*out)
     a, tau = _known(model, a, mask), _known(model, tau, ~mask)

@@ -93,7 +93,8 @@ def native(*xs):
     return True
 
 
-_C_KEYS = {(name, opts): f"kernels.c.{name}.{opts}" for name in ("rnea", "aba", "crba", "gaha") for opts in (0, FRICTION)}
+_C_KEYS = {(name, opts): f"kernels.c.{name}.{opts}"
+           for name in ("rnea", "aba", "crba", "gaha") for opts in (0, FRICTION)}
 _C_RNEA = (_C_KEYS["rnea", 0], _C_KEYS["rnea", FRICTION])
 _C_ABA = (_C_KEYS["aba", 0], _C_KEYS["aba", FRICTION])
 _C_CRBA = C_CRBA = _C_KEYS["crba", 0]
@@ -374,7 +375,7 @@ def _c_hybrid(model):
     return c
 
 
-def _hybrid_c(model, c, B, q, v, a, tau, known, opts):
+def _hybrid_c(model, c, B, q, v, a, tau, mask, known, opts):
     """One state through the C call: x = [a on the prescribed dofs, tau on the others; known], out =
     [qdd; tau] (2 nv); (qdd, tau) or None (declined: other types, shapes, invalid values)."""
     nv = model.nv
@@ -383,7 +384,7 @@ def _hybrid_c(model, c, B, q, v, a, tau, known, opts):
             return None
         x = np.empty(2 * nv)
         x[:nv] = tau
-        np.copyto(x[:nv], a, where=known != 0.0)
+        np.copyto(x[:nv], a, where=mask)
         x[nv:] = known
     except (AttributeError, ValueError, TypeError):
         return None
@@ -393,11 +394,11 @@ def _hybrid_c(model, c, B, q, v, a, tau, known, opts):
     return out[:nv], out[nv:]
 
 
-def hybrid_dynamics(model, q, v, a, tau, known, f_ext=None, friction=True):
+def hybrid_dynamics(model, q, v, a, tau, mask, known, f_ext=None, friction=True):
     """:func:`artidyn.dynamics.hybrid_dynamics` through the kernels: (a, tau), or None.
 
-    ``known`` is the float mask (nv,) of the prescribed dofs (1.0) from the public function; ``a``
-    (or None: zeros) is read on them, ``tau`` (or None: zeros) on the others."""
+    ``mask`` (bool) and ``known`` (float64, 1.0) mark the prescribed dofs (nv,), from the public
+    function; ``a`` (or None: zeros) is read on them, ``tau`` (or None: zeros) on the others."""
     if not _ON[0]:
         return None
     try:
@@ -415,7 +416,7 @@ def hybrid_dynamics(model, q, v, a, tau, known, f_ext=None, friction=True):
         if c is None:
             c = _c_hybrid(model)
         if c:
-            out = _hybrid_c(model, c, B, q, v, a, tau, known, opts)
+            out = _hybrid_c(model, c, B, q, v, a, tau, mask, known, opts)
             if out is not None:
                 return out
     try:
@@ -434,7 +435,7 @@ def hybrid_dynamics(model, q, v, a, tau, known, f_ext=None, friction=True):
     T, _ = _rows(tau, model.nv)
     if A is None or T is None or (A.shape[0] != T.shape[0] and 1 not in (A.shape[0], T.shape[0])):
         return None
-    X = np.where(known.astype(bool), A, T)
+    X = np.where(mask, A, T)
     if X.shape[0] == 1 and np.ndim(a) == 1 and np.ndim(tau) == 1:
         X = X[0]
     out = _batch(model, HYBRID, q, v, X, f_ext, Tf=known[None], opts=opts, shape=(2 * model.nv,))
