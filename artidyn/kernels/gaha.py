@@ -16,12 +16,14 @@ scalar product, the same in any axes), where a column is read off the world twis
 with ``G_i`` the centre of mass of body i in the world and ``I_Gi`` its central inertia in world
 axes (``R0 I_G R0^T``, ``I_G = Ibar - m ([c]^T [c])``, c the centre of mass in body axes). Per body,
 the ``d`` dofs of its path give the columns ``P = [Omega; Gamma]`` and ``Y = [I_G Omega; m Gamma]``
-(6 x d, columns of the work arrays); M gets ``P^T Y`` (lower triangle, then mirrored).
+(6 x d, columns of the work arrays), and body i adds ``P^T Y`` to the rows and columns of those
+dofs (lower triangle, mirrored at the end). The sum is gathered in path coordinates (L, one row
+per dof of the path) and goes to M when a dof leaves the path (:func:`gaha_state`).
 """
 import numba as nb
 import numpy as np
 
-from .crba import world_twists
+from .crba import matrix_finite, world_twists
 from .kinematics import placements_state
 from .pack import ARM, H, IBAR, IV, MASS, NVJ, P0, PARENT, R0, U
 from .spatial import FMA, load_q
@@ -80,7 +82,7 @@ def push_joint(B, i, d, T, dofs, L):
 
 
 @nb.njit(fastmath=FMA)
-def pop_joints(B, keep, d, depth, dofs, L, M):
+def pop_joints(keep, d, dofs, L, M):
     """Leave the path down to ``keep`` dofs: the rows of L of the dofs above go to M (lower triangle)."""
     for a in range(keep, d):
         ka = dofs[a]
@@ -135,13 +137,12 @@ def gaha_state(B, T, P, Y, dofs, depth, L, M):
     depth[0] = 0
     for i in range(1, nb1):
         world_twists(B, i)
-        d = pop_joints(B, depth[int(B[i, PARENT])], d, depth, dofs, L, M)
+        d = pop_joints(depth[int(B[i, PARENT])], d, dofs, L, M)
         d = push_joint(B, i, d, T, dofs, L)
         depth[i] = d
         partial_accelerations(B, i, d, T, P, Y)
         add_body(d, T, P, Y, L)
-    pop_joints(B, 0, d, depth, dofs, L, M)
-    chk = 0.0
+    pop_joints(0, d, dofs, L, M)
     for i in range(1, nb1):
         k = int(B[i, IV])
         for j in range(int(B[i, NVJ])):
@@ -149,9 +150,7 @@ def gaha_state(B, T, P, Y, dofs, depth, L, M):
     for r in range(nv):
         for c in range(r):
             M[c, r] = M[r, c]
-            chk += M[r, c] * 0.0
-        chk += M[r, r] * 0.0
-    return chk == 0.0
+    return matrix_finite(M)
 
 
 @nb.njit(fastmath=FMA)
