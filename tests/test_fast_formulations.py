@@ -111,6 +111,16 @@ def test_christoffel_kernel_equals_reference(robots, zoo_models, rng):
         close(G, np.swapaxes(G, 2, 3), f"{label} christoffel symmetric in (j, k)")
 
 
+@needs_erd
+def test_other_argument_forms(robots, rng):
+    """Lists, float32 and strided configurations take the batch route or the reference: same numbers."""
+    model = robots["solo12"]
+    Q = random_configuration(model, rng, 3)
+    for q in (list(Q[0]), Q[0].astype(np.float32), np.repeat(Q, 2, axis=0)[::2], Q[:, None][:, 0]):
+        close(ad.gaha(model, q), reference(ad.gaha, model, q), f"gaha {type(q)}")
+        close(ad.christoffel(model, q), reference(ad.christoffel, model, q), f"christoffel {type(q)}")
+
+
 def test_christoffel_kernel_gives_coriolis_on_flat_joints(zoo_models, rng):
     """1-dof joints: C = Gamma v is the Coriolis matrix (the recursive construction of lagrange)."""
     for label, model in zoo_models.items():
@@ -164,6 +174,11 @@ def test_hybrid_kernel_inputs(robots, rng):
             close(out.a, ref.a, "hybrid a")
             close(out.tau, ref.tau, "hybrid tau")
             assert np.all(np.isfinite(out.a)) and np.all(np.isfinite(out.tau))
+    F = rng.normal(size=(model.nb + 1, 6))                      # one wrench set for every state
+    out = ad.hybrid_dynamics(model, Q, V, A, T, legs, f_ext=F)
+    ref = reference(ad.hybrid_dynamics, model, Q, V, A, T, legs, f_ext=F)
+    close(out.a, ref.a, "hybrid a, f_ext broadcast")
+    close(out.tau, ref.tau, "hybrid tau, f_ext broadcast")
     q, v, a, tau = Q[0], V[0], A[0], T[0]
     everything = ad.hybrid_dynamics(model, q, v, a, None, model.joint_names[1:])
     close(everything.tau, ad.rnea(model, q, v, a), "all prescribed: the RNEA")
