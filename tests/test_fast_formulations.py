@@ -219,3 +219,26 @@ def test_invalid_input_reaches_the_reference_errors(zoo_models, rng):
         assert str(on.value) == str(off.value)
     with pytest.raises(InputError):
         ad.hybrid_dynamics(model, q, np.where(np.arange(model.nv) == 0, np.nan, v), v, v, joint)
+
+
+# --- pinocchio as a peer -------------------------------------------------------------------------
+
+@needs_erd
+@pytest.mark.parametrize("stem", ["ur5_robot", "panda"])
+def test_christoffel_and_gaha_kernels_vs_pinocchio(stem, rng):
+    """Fixed-base arms (1-dof joints, v = qd): the compiled Gamma v is pinocchio's
+    computeCoriolisMatrix, the compiled GAHA its crba (by joint name, tests/pin_utils.py)."""
+    pin = pytest.importorskip("pinocchio")
+    from conftest import erd_urdf
+    from pin_utils import from_pin_matrix, pin_model, to_pin_q, to_pin_v
+    path = erd_urdf(stem)
+    model = ad.load_urdf(path)
+    pm = pin_model(path, False, inertias_from=model)
+    data = pm.createData()
+    for _ in range(3):
+        q, v = random_configuration(model, rng), random_velocity(model, rng)
+        qp = to_pin_q(model, pm, q)
+        C_pin = from_pin_matrix(model, pm, pin.computeCoriolisMatrix(pm, data, qp, to_pin_v(model, pm, v)))
+        close(ad.christoffel(model, q) @ v, C_pin, f"{stem} Gamma v vs pinocchio")
+        M_pin = from_pin_matrix(model, pm, pin.crba(pm, data, qp))
+        close(ad.gaha(model, q), np.triu(M_pin) + np.triu(M_pin, 1).T, f"{stem} gaha vs pinocchio")
