@@ -113,12 +113,20 @@ def test_christoffel_kernel_equals_reference(robots, zoo_models, rng):
 
 @needs_erd
 def test_other_argument_forms(robots, rng):
-    """Lists, float32 and strided configurations take the batch route or the reference: same numbers."""
+    """Lists, float32, big-endian and strided inputs take the batch route or the reference: same numbers."""
     model = robots["solo12"]
     Q = random_configuration(model, rng, 3)
-    for q in (list(Q[0]), Q[0].astype(np.float32), np.repeat(Q, 2, axis=0)[::2], Q[:, None][:, 0]):
+    for q in (list(Q[0]), Q[0].astype(np.float32), np.repeat(Q, 2, axis=0)[::2], Q[:, None][:, 0], Q[1].astype(">f8")):
         close(ad.gaha(model, q), reference(ad.gaha, model, q), f"gaha {type(q)}")
         close(ad.christoffel(model, q), reference(ad.christoffel, model, q), f"christoffel {type(q)}")
+    v, a = random_velocity(model, rng), random_velocity(model, rng)
+    joint = model.joint_names[3]
+    for x in (v, v.astype(">f8")):
+        for args in ((Q[0].astype(">f8"), v, a, x), (Q[0], x, x, a), (Q, v, x, a)):
+            out = ad.hybrid_dynamics(model, *args, joint)
+            ref = reference(ad.hybrid_dynamics, model, *args, joint)
+            close(out.a, ref.a, "hybrid a, byte order")
+            close(out.tau, ref.tau, "hybrid tau, byte order")
 
 
 def test_christoffel_kernel_gives_coriolis_on_flat_joints(zoo_models, rng):
