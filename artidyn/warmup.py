@@ -56,7 +56,8 @@ def _states(model, n, seed=0):
 
 
 def job_dynamics():
-    """One-state rnea / aba / crba / kinematics (numba and the C call entry points), energies."""
+    """One-state rnea / aba / crba / kinematics (numba and the C call entry points), energies, gaha,
+    christoffel, hybrid dynamics."""
     import artidyn as ad
     from .kernels import ccall, ccall_bound  # noqa: F401  (the C entry points, with derivatives)
     for model in (_arm(), _floating()):
@@ -79,10 +80,16 @@ def job_dynamics():
         dyn.rnea(q, v, a)
         dyn.aba(q, v, tau)
         dyn.crba(q)
+        ad.gaha(model, q)
+        ad.christoffel(model, q)
+        joint = model.joint_names[-1]
+        ad.hybrid_dynamics(model, q, v, a, tau, joint)
+        ad.hybrid_dynamics(model, q, v, a, tau, joint, f_ext=f)
 
 
 def job_batches():
-    """The parallel batch entry point and its lanes (rnea, aba, crba, placements, frames, Jacobians)."""
+    """The parallel batch entry point and its lanes (rnea, aba, crba, placements, frames, Jacobians,
+    gaha, christoffel, hybrid dynamics)."""
     import artidyn as ad
     from .kernels import lanes
     for model in (_arm(), _floating()):
@@ -96,6 +103,10 @@ def job_batches():
         ad.frame_placement(model, Q, name)
         ad.jacobian(model, Q, name)
         ad.body_placements(model, Q)
+        ad.gaha(model, Q)
+        ad.christoffel(model, Q)
+        ad.hybrid_dynamics(model, Q, V, A, T, model.joint_names[-1])
+        ad.hybrid_dynamics(model, Q, V, A, T, model.joint_names[-1], f_ext=F)
         B = model._cache.get("kernels.B")
         if B is not None:
             lanes.crba_pairs(B)

@@ -23,6 +23,9 @@ frame of each body: the 6-D partial acceleration ``J_i = d a_i / d qdd = [Omega_
 
 ``c_i`` is the centre of mass in body i axes. This route never forms composite inertias, so it
 is independent of :mod:`.crba`; the tests hold the two together to 1e-12.
+
+:func:`gaha` runs the compiled mirror of :func:`_gaha` (:mod:`artidyn.kernels.gaha`, the same sums in
+world axes) on real inputs; ``artidyn.kernels.reference_only()`` runs this code.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..configuration import unbatch
+from ..kernels import dispatch as _kernels
 from ..kinematics.placements import _joint_transforms, _states
 from ..kinematics.velocities import _body_accelerations, _body_velocities
 from ..spatial._num import cross, matvec
@@ -116,6 +120,9 @@ def gaha(model: Model, q: ArrayLike) -> Array:
         :func:`~artidyn.dynamics.crba`). Floating base and spherical joints: M is expressed in the
         local velocity coordinates ``v`` ([omega; v] in the base / body frame).
     """
+    M = _kernels.gaha(model, q)  # compiled (artidyn.kernels.gaha); None: reference code below
+    if M is not None:
+        return M
     Q, _, single = _states(model, q)
     return unbatch(_gaha(model, Q), single)
 

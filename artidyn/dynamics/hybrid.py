@@ -34,6 +34,9 @@ Pass 3 (1 .. nb)::
 ``I_A a_i + p_A`` is the wrench joint i transmits to its subtree (RBDA eq. 7.6), whichever
 joints below it are free or prescribed, so the prescribed torques need no fourth pass.
 With every joint prescribed this is the RNEA; with none, the ABA.
+
+:func:`hybrid_dynamics` runs the compiled mirror of :func:`_hybrid` (:mod:`artidyn.kernels.hybrid`)
+on real inputs; ``artidyn.kernels.reference_only()`` runs this code.
 """
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ import numpy as np
 
 from ..configuration import unbatch
 from ..errors import InputError, ShapeError
+from ..kernels import dispatch as _kernels
 from ..spatial._num import matvec, result_dtype
 from ..spatial.motion import force_apply, inertia_transform, motion_apply_inv
 from . import _common
@@ -82,6 +86,8 @@ def prescribed_mask(model, prescribed):
             raise ShapeError(f"prescribed: a boolean mask over the dofs needs shape ({model.nv},) "
                              f"for model '{model.name}', got shape {arr.shape}")
         mask = arr.copy()
+        if np.array_equal(mask, mask[_joint_first_dof(model)]):   # every joint wholly in or out
+            return mask
     else:
         mask = np.zeros(model.nv, dtype=bool)
         for name in np.ravel(arr).tolist():
@@ -95,6 +101,44 @@ def prescribed_mask(model, prescribed):
             raise InputError(f"prescribed: {model.describe_joint(i)} is partly prescribed (dofs "
                              f"{dofs.astype(int).tolist()}); prescribe all its {model.nv_joint[i]} dofs or none")
     return mask
+
+
+def _joint_first_dof(model):
+    """(nv,) int: for each dof, the first dof of its joint (cached on the model)."""
+    first = model._cache.get("hybrid.first_dof")
+    if first is None:
+        first = np.arange(model.nv)
+        for i in range(1, model.nb + 1):
+            first[model.idx_v[i]:model.idx_v[i] + model.nv_joint[i]] = model.idx_v[i]
+        model._cache["hybrid.first_dof"] = first
+    return first
+
+
+_MASKS = "hybrid.masks"
+
+
+def _masks(model, prescribed):
+    """(mask, known): :func:`prescribed_mask` and the same as float64 (1.0 on the prescribed dofs)
+    for the kernels. Masks given by joint names are kept on the model (at most 64 of them): the
+    names are looked up once."""
+    key = None
+    if type(prescribed) is str:
+        key = (prescribed,)
+    elif type(prescribed) in (list, tuple) and prescribed and type(prescribed[0]) is str:
+        key = tuple(prescribed)     # all names, or not in the cache (only names go in)
+    masks = model._cache.get(_MASKS)
+    if masks is None:
+        masks = model._cache[_MASKS] = {}
+    if key is not None:
+        hit = masks.get(key)
+        if hit is not None:
+            return hit
+    mask = prescribed_mask(model, prescribed)
+    known = mask.astype(float)
+    mask.flags.writeable = known.flags.writeable = False
+    if key is not None and len(masks) < 64 and all(type(n) is str for n in key):
+        masks[key] = (mask, known)
+    return mask, known
 
 
 def _known(model, x, mask):
@@ -197,7 +241,10 @@ def hybrid_dynamics(model: Model, q: ArrayLike, v: ArrayLike, a: ArrayLike | Non
     HybridResult (a, tau), each (nv,) or (N, nv): the complete acceleration and torque vectors,
     satisfying ``rnea(model, q, v, a, f_ext) == tau``.
     """
-    mask = prescribed_mask(model, prescribed)
+    mask, known = _masks(model, prescribed)
+    out = _kernels.hybrid_dynamics(model, q, v, a, tau, mask, known, f_ext, friction)  # compiled; None: below
+    if out is not None:
+        return HybridResult(*out)
     a, tau = _known(model, a, mask), _known(model, tau, ~mask)
     Q, (V, A, Tau), single = _common.batch_inputs(model, q, v=v, a=a, tau=tau)
     F = _common.external_forces(model, f_ext, Q.shape[0])

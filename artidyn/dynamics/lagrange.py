@@ -31,6 +31,10 @@ derivative of the body-axes Jacobian is ``Jdot_i = Jh_i - v_i (.) J_i`` (the axe
   so ``Mdot - 2C`` is skew for every joint type. With 1-dof joints (v = qd) it equals the
   Christoffel C above; it is the construction used for spherical joints and the floating base,
   where v is a quasi-velocity and Christoffel's formula misses Boltzmann-Hamel terms.
+
+:func:`christoffel` runs the compiled :mod:`artidyn.kernels.christoffel` on real inputs (dM/dq_k
+from the derivative of the world-frame CRBA, the same ``Mdot(q, e_k)``);
+``artidyn.kernels.reference_only()`` runs this code.
 """
 from __future__ import annotations
 
@@ -204,6 +208,9 @@ def christoffel(model: Model, q: ArrayLike) -> Array:
     -------
     Gamma : (nv, nv, nv) or (N, nv, nv, nv)
     """
+    G = _kernels.christoffel(model, q)  # compiled (artidyn.kernels.christoffel); None: reference code below
+    if G is not None:
+        return G
     Q, _, single = _states(model, q)
     return unbatch(_christoffel(model, Q), single)
 

@@ -1,7 +1,8 @@
 """Compiled (numba) kernels behind the public dynamics and kinematics functions.
 
 The public functions (:func:`artidyn.rnea`, ``aba``, ``crba``, ``gravity_torque``,
-``nonlinear_effects``, ``body_placements``, ``frame_placement``, ``jacobian``) first offer their
+``nonlinear_effects``, ``body_placements``, ``frame_placement``, ``jacobian``, ``gaha``,
+``christoffel``, ``hybrid_dynamics``) first offer their
 arguments to :mod:`.dispatch`; float inputs run here, anything else (complex, SymPy objects, bad
 input that needs an error message) runs the readable reference code. The kernels work on a
 packed flat copy of the model (:mod:`.pack`, cached on ``model._cache``) and mirror the
@@ -16,6 +17,9 @@ module              holds
 ``aba``             ABA for one state (+ ``aba_single``)
 ``crba``            CRBA for one state (+ ``crba_single``)
 ``kinematics``      placements, frame placement, Jacobian (+ ``*_single``)
+``gaha``            the mass matrix by the Gibbs-Appell Hessian (+ ``gaha_single``)
+``christoffel``     Christoffel symbols from dM/dq by the derivative of the CRBA (+ ``christoffel_single``)
+``hybrid``          hybrid dynamics: ABA with prescribed joints (+ ``hybrid_single``)
 ``energy``          kinetic and potential energy of a state
 ``manifold``        integrate / difference / dexp^-1 on the configuration manifold
 ``stepping``        the simulation engine: a whole run in one call (``simulate_segment``) and

@@ -15,6 +15,8 @@ from numba import types as T
 from .aba import aba_single
 from .crba import crba_single
 from .derivatives import ABA_D, OK, RNEA_D, derivatives_single
+from .gaha import gaha_single
+from .hybrid import hybrid_single
 from .pack import IV
 from .rnea import rnea_single
 from .types import HAS_FEXT
@@ -70,6 +72,43 @@ def crba_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
     return 1 if ok else 0
 
 
+@nb.cfunc(SIG, cache=True)
+def gaha_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
+    """gaha_single(B, q = x1, M = out, a square matrix); x2, x3 unused."""
+    if not opts & OUT_MATRIX:
+        return 0
+    B = nb.carray(Bp, (rows, cols))
+    nv = int(B[0, IV])
+    if n_out != nv * nv:
+        return 0
+    try:
+        ok = gaha_single(B, nb.carray(x1, n1), nb.carray(out, (nv, nv)))
+    except Exception:           # noqa: BLE001
+        return 0
+    return 1 if ok else 0
+
+
+@nb.cfunc(SIG, cache=True)
+def hybrid_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
+    """hybrid_single(B, q = x1, v = x2, a = tau = x3[:nv], known = x3[nv:], no f_ext, opts,
+    qdd = out[:nv], tau = out[nv:]): x3 holds a on the prescribed dofs and tau on the others, then
+    the mask of the prescribed dofs (nonzero); out (2 nv) gets [qdd, tau]."""
+    if opts & (OUT_MATRIX | OUT_TRIPLE):
+        return 0
+    B = nb.carray(Bp, (rows, cols))
+    nv = int(B[0, IV])
+    if n3 != 2 * nv or n_out != 2 * nv:
+        return 0
+    x = nb.carray(x3, n3)
+    o = nb.carray(out, n_out)
+    try:
+        ok = hybrid_single(B, nb.carray(x1, n1), nb.carray(x2, n2), x[:nv], x[:nv], x[nv:], nb.carray(Bp, (0, 6)),
+                           opts & ~HAS_FEXT, o[:nv], o[nv:])
+    except Exception:           # noqa: BLE001
+        return 0
+    return 1 if ok else 0
+
+
 @nb.njit
 def _derivatives(kind, Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
     if not opts & OUT_TRIPLE:
@@ -98,5 +137,6 @@ def aba_derivatives_c(Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts):
     return _derivatives(ABA_D, Bp, rows, cols, x1, x2, x3, n1, n2, n3, out, n_out, opts)
 
 
-ADDRESSES = {"rnea": rnea_c.address, "aba": aba_c.address, "crba": crba_c.address,
+ADDRESSES = {"rnea": rnea_c.address, "aba": aba_c.address, "crba": crba_c.address, "gaha": gaha_c.address,
+             "hybrid": hybrid_c.address,
              "rnea_derivatives": rnea_derivatives_c.address, "aba_derivatives": aba_derivatives_c.address}

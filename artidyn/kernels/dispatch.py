@@ -28,7 +28,7 @@ from .pack import packed
 
 KEY = "kernels.B"
 FRICTION, HAS_FEXT, LOCAL = 1, 2, 4                 # as .types (not imported: it imports numba)
-RNEA, ABA, CRBA, PLACEMENTS, FRAME, JACOBIAN = 0, 1, 2, 3, 4, 5   # as .batch
+RNEA, ABA, CRBA, PLACEMENTS, FRAME, JACOBIAN, GAHA, CHRISTOFFEL, HYBRID = 0, 1, 2, 3, 4, 5, 6, 7, 8  # as .batch
 _ON = [True]
 
 
@@ -48,7 +48,9 @@ class _EntryPoints:
 
     _where = {"rnea": "rnea.rnea_single", "aba": "aba.aba_single", "crba": "crba.crba_single",
               "placements": "kinematics.placements_single", "frame": "kinematics.frame_single",
-              "jacobian": "kinematics.jacobian_single", "batch": "batch.batch"}
+              "jacobian": "kinematics.jacobian_single", "batch": "batch.batch",
+              "gaha": "gaha.gaha_single", "christoffel": "christoffel.christoffel_single",
+              "hybrid": "hybrid.hybrid_single"}
 
     def __getattr__(self, name):
         module, attr = self._where[name].split(".")
@@ -91,14 +93,17 @@ def native(*xs):
     return True
 
 
-_C_KEYS = {(name, opts): f"kernels.c.{name}.{opts}" for name in ("rnea", "aba", "crba") for opts in (0, FRICTION)}
+_C_KEYS = {(name, opts): f"kernels.c.{name}.{opts}"
+           for name in ("rnea", "aba", "crba", "gaha") for opts in (0, FRICTION)}
 _C_RNEA = (_C_KEYS["rnea", 0], _C_KEYS["rnea", FRICTION])
 _C_ABA = (_C_KEYS["aba", 0], _C_KEYS["aba", FRICTION])
 _C_CRBA = C_CRBA = _C_KEYS["crba", 0]
+_C_GAHA = _C_KEYS["gaha", 0]
+_C_HYBRID = "kernels.c.hybrid"
 
 
 def _c_single(model, name, opts):
-    """The C object running kernel ``name`` (rnea, aba, crba) on the model's table for one state of
+    """The C object running kernel ``name`` (rnea, aba, crba, gaha) on the model's table for one state of
     1-D float64 arrays, made on first use and kept on ``model._cache``: it returns the result, or
     None when the C side declines (other types, shapes, invalid values: the caller goes on with
     numba's path). False when there is no C path (the choice is kept for the model's lifetime), and
@@ -108,8 +113,9 @@ def _c_single(model, name, opts):
     if c is None or model.nv == 0:
         k = False
     else:
-        shape = (model.nv, model.nv) if name == "crba" else (model.nv,)
-        k = c[0].Kernel(c[1][name], _table(model), opts, 1 if name == "crba" else 3, shape, _declined)
+        matrix = name in ("crba", "gaha")
+        shape = (model.nv, model.nv) if matrix else (model.nv,)
+        k = c[0].Kernel(c[1][name], _table(model), opts, 1 if matrix else 3, shape, _declined)
     model._cache[_C_KEYS[name, opts]] = k
     return k
 
@@ -313,6 +319,129 @@ def nonlinear_effects(model, q, v):
     """h(q, v) = rnea(q, v, 0) without friction, through the kernels, or None."""
     z = _zeros_v(model)
     return rnea(model, q, v, z if np.ndim(q) == 1 and np.ndim(v) == 1 else z[None], None, friction=False)
+
+
+# --- other formulations: GAHA, Christoffel symbols, hybrid dynamics ------------------------------
+
+def gaha(model, q):
+    """:func:`artidyn.dynamics.gaha` through the kernels, or None."""
+    if not _ON[0]:
+        return None
+    try:
+        c = model._cache.get(_C_GAHA)
+    except AttributeError:      # not a Model: the reference code names the mistake
+        return None
+    if c is None:
+        c = _c_single(model, "gaha", 0)
+    if c and (M := c(q)) is not None:
+        return M
+    B = _table(model)
+    try:
+        if q.ndim == 1 and q.dtype.isnative:      # see native()
+            M = np.empty((model.nv, model.nv))
+            return M if _K.gaha(B, q, M) else None
+    except (AttributeError, TypeError):
+        pass
+    return _batch(model, GAHA, q, shape=(model.nv, model.nv))
+
+
+def christoffel(model, q):
+    """:func:`artidyn.dynamics.christoffel` through the kernels, or None."""
+    if not _ON[0]:
+        return None
+    try:
+        B = model._cache.get(KEY)
+    except AttributeError:      # not a Model: the reference code names the mistake
+        return None
+    if B is None:
+        B = packed(model)
+    try:
+        if q.ndim == 1 and q.dtype.isnative:      # see native()
+            E = model._cache.get("kernels.christoffel.E")    # work array, as the table's work columns
+            if E is None:
+                E = model._cache["kernels.christoffel.E"] = np.empty((model.nv, model.nv, model.nv))
+            G = np.empty((model.nv, model.nv, model.nv))
+            return G if _K.christoffel(B, q, E, G) else None
+    except (AttributeError, TypeError):
+        pass
+    return _batch(model, CHRISTOFFEL, q, shape=(model.nv, model.nv, model.nv))
+
+
+def _c_hybrid(model):
+    """(artidyn._ccall.call, the hybrid kernel's C address), or False (no C path), kept on the model."""
+    c = c_path()
+    c = (c[0].call, c[1]["hybrid"]) if c is not None and model.nv > 0 else False
+    model._cache[_C_HYBRID] = c
+    return c
+
+
+def _hybrid_c(model, c, B, q, v, a, tau, mask, known, opts):
+    """One state through the C call: x = [a on the prescribed dofs, tau on the others; known], out =
+    [qdd; tau] (2 nv); (qdd, tau) or None (declined: other types, shapes, invalid values)."""
+    nv = model.nv
+    try:
+        if a.ndim != 1 or tau.ndim != 1 or a.shape != tau.shape or a.dtype != np.float64 or tau.dtype != np.float64:
+            return None
+        x = np.empty(2 * nv)
+        x[:nv] = tau
+        np.copyto(x[:nv], a, where=mask)
+        x[nv:] = known
+    except (AttributeError, ValueError, TypeError):
+        return None
+    out = np.empty(2 * nv)
+    if not c[0](c[1], B, opts, q, v, x, out):
+        return None
+    return out[:nv], out[nv:]
+
+
+def hybrid_dynamics(model, q, v, a, tau, mask, known, f_ext=None, friction=True):
+    """:func:`artidyn.dynamics.hybrid_dynamics` through the kernels: (a, tau), or None.
+
+    ``mask`` (bool) and ``known`` (float64, 1.0) mark the prescribed dofs (nv,), from the public
+    function; ``a`` (or None: zeros) is read on them, ``tau`` (or None: zeros) on the others."""
+    if not _ON[0]:
+        return None
+    try:
+        B = model._cache.get(KEY)
+    except AttributeError:      # not a Model: the reference code names the mistake
+        return None
+    if B is None:
+        B = packed(model)
+    opts = FRICTION if friction else 0
+    z = _zeros_v(model)
+    a = z if a is None else a
+    tau = z if tau is None else tau
+    if f_ext is None:           # one state of float64 arrays: the C call (numba's dispatcher takes ~2 us more)
+        c = model._cache.get(_C_HYBRID)
+        if c is None:
+            c = _c_hybrid(model)
+        if c:
+            out = _hybrid_c(model, c, B, q, v, a, tau, mask, known, opts)
+            if out is not None:
+                return out
+    try:
+        if (q.ndim == 1 and v.ndim == 1 and a.ndim == 1 and tau.ndim == 1 and (f_ext is None or f_ext.ndim == 2)
+                and native(q, v, a, tau, f_ext)):
+            qdd, tau_out = np.empty(model.nv), np.empty(model.nv)
+            if f_ext is None:
+                ok = _K.hybrid(B, q, v, a, tau, known, _NO_F, opts, qdd, tau_out)
+            else:
+                ok = _K.hybrid(B, q, v, a, tau, known, f_ext, opts | HAS_FEXT, qdd, tau_out)
+            return (qdd, tau_out) if ok else None
+    except (AttributeError, TypeError):
+        pass
+    # batches: one known vector, a on the prescribed dofs and tau on the others
+    A, _ = _rows(a, model.nv)
+    T, _ = _rows(tau, model.nv)
+    if A is None or T is None or (A.shape[0] != T.shape[0] and 1 not in (A.shape[0], T.shape[0])):
+        return None
+    X = np.where(mask, A, T)
+    if X.shape[0] == 1 and np.ndim(a) == 1 and np.ndim(tau) == 1:
+        X = X[0]
+    out = _batch(model, HYBRID, q, v, X, f_ext, Tf=known[None], opts=opts, shape=(2 * model.nv,))
+    if out is None:
+        return None
+    return np.ascontiguousarray(out[..., :model.nv]), np.ascontiguousarray(out[..., model.nv:])
 
 
 # --- kinematics --------------------------------------------------------------------------------
