@@ -68,7 +68,7 @@ def _rows(B, body, p0, p1, p2, sign, Jst, r0, T4):
 
 
 @nb.njit
-def step(B, SH, PL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, out_q, out_v, CC, CI, res, info2, prev, energy):
+def step(B, SH, PL, HULL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, out_q, out_v, CC, CI, res, info2, prev, energy):
     """One step from (q, v): out_q, out_v the next state; S the scratch of :func:`scratch`.
     CC (cap, 10) / CI (cap, 3: body_a, body_b, key) receive the candidates (the active ones
     first, in order), res the solver's residuals; info2[0] <- the number of active contacts, [1]
@@ -111,7 +111,7 @@ def step(B, SH, PL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, out_q, out_v, C
     kc = 0
     for p in range(PAIRS.shape[0]):
         a, b = PAIRS[p, 0], PAIRS[p, 1]
-        k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin)
+        k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin, HULL)
         if k1 == FULL:
             return CODE_FULL
         if k1 == FALLBACK:
@@ -231,7 +231,7 @@ def scratch(B, cap, m_max, nl_max, ns):
 
 
 @nb.njit(cache=True)
-def moreau_jean_run(B, SH, PL, PAIRS, LIM, q, v, tau_v, fext, opts, h, k0, nsteps, ST, cap,
+def moreau_jean_run(B, SH, PL, HULL, PAIRS, LIM, q, v, tau_v, fext, opts, h, k0, nsteps, ST, cap,
                     out_q, out_v, out_a, out_tau, e_out, forces, residual, iters, OFF, CI_out, CF_out, LOFF, LI_out,
                     LF_out, info):
     """Steps k0 .. nsteps from (q, v) (modified in place), samples k0 .. nsteps into the outputs
@@ -265,7 +265,7 @@ def moreau_jean_run(B, SH, PL, PAIRS, LIM, q, v, tau_v, fext, opts, h, k0, nstep
     prev = (PK, PP, LK, LP, pcount)
     for k in range(k0, nsteps + 1):
         tau = tau_v[k if tau_v.shape[0] > 1 else 0]
-        code = step(B, SH, PL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, qn, vn, CC, CI, res, info2, prev, e_out[k])
+        code = step(B, SH, PL, HULL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, qn, vn, CC, CI, res, info2, prev, e_out[k])
         if code != OK:
             info[I_STEP], info[I_CODE], info[I_NC], info[I_NL] = k, code, nc, nlim
             return code
