@@ -24,7 +24,8 @@ SLAB = Mesh(vertices=CORNERS * (0.5, 0.5, 0.05) - (0.0, 0.0, 0.05))           # 
 ROCK = Mesh(vertices=np.random.default_rng(7).standard_normal((40, 3)) * (0.1, 0.07, 0.05))
 SHAPES = {"rock": ROCK, "cube": CUBE, "box": Box((0.1, 0.15, 0.08)), "sphere": Sphere(0.05),
           "capsule": Capsule(0.04, 0.12), "cylinder": Cylinder(0.05, 0.12)}
-POLYTOPE_PAIRS = [("rock", b) for b in ("rock", "cube", "box", "sphere", "capsule")] + [("box", "rock"), ("sphere", "cube")]
+POLYTOPE_PAIRS = [("rock", b) for b in ("rock", "cube", "box", "sphere", "capsule")] + \
+    [("box", "rock"), ("sphere", "cube")]
 CYLINDER_PAIRS = [("cylinder", b) for b in ("rock", "cube", "box", "capsule", "cylinder")] + [("rock", "cylinder")]
 
 
@@ -224,7 +225,8 @@ def test_corners_edges_and_balls_give_single_points():
     corner[:3, :3] = Rotation.from_euler("xy", [0.6, 0.5]).as_matrix()
     corner[2, 3] = 0.08
     up, across = pose(0.0, rx=np.pi / 4), pose(0.1416, rz=np.pi / 2, rx=np.pi / 4)
-    for a, Ta, b, Tb in ((CUBE, corner, SLAB, np.eye(4)), (CUBE, across, CUBE, up), (Sphere(0.05), pose(0.049), SLAB, np.eye(4))):
+    for a, Ta, b, Tb in ((CUBE, corner, SLAB, np.eye(4)), (CUBE, across, CUBE, up),
+                         (Sphere(0.05), pose(0.049), SLAB, np.eye(4))):
         C = compiled_contacts(a, Ta, b, Tb, margin=1e-3 if a is b else 0.0)
         d_r, n_r, _, _ = coal_distance(a, Ta, b, Tb)
         assert len(C) == 1 and C[0][0] == pytest.approx(d_r, abs=1e-12) and (d_r > 0) == (a is b)

@@ -9,8 +9,9 @@ reference) step for step::
 
 M is factored along the tree (``U D U^T``, Featherstone, "Rigid Body Dynamics Algorithms",
 sec. 6.5) and W built from ``Y = D^-1/2 U^-1 J^T`` as in :mod:`.constrained`. Contacts come from
-the closed forms of :mod:`.contact_geometry`; a pair those cannot settle (two boxes edge to edge, a
-capsule near a box) returns ``FALLBACK`` with the step's index, and the caller takes that step on
+the closed forms of :mod:`.contact_geometry` (cylinders and meshes: GJK/EPA and manifolds,
+:mod:`.convex`); a pair those cannot settle (two boxes edge to edge, a capsule near a box) returns
+``FALLBACK`` with the step's index, and the caller takes that step on
 the reference route and resumes.
 
 The contacts of every step are stored one after the other (``OFF[k]`` .. ``OFF[k + 1]``): bodies
@@ -69,7 +70,9 @@ def _rows(B, body, p0, p1, p2, sign, Jst, r0, T4):
 
 @nb.njit
 def step(B, SH, PL, HULL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, out_q, out_v, CC, CI, res, info2, prev, energy):
-    """One step from (q, v): out_q, out_v the next state; S the scratch of :func:`scratch`.
+    """One step from (q, v): out_q, out_v the next state; S the scratch of :func:`scratch`; SH, PL,
+    HULL the shapes, their placements and the packed convex meshes (:mod:`.contact_geometry`,
+    :mod:`.gjk`), PAIRS the candidate pairs of shapes.
     CC (cap, 10) / CI (cap, 3: body_a, body_b, key) receive the candidates (the active ones
     first, in order), res the solver's residuals; info2[0] <- the number of active contacts, [1]
     of active limits, [2] solver iterations. ``prev`` (keys, impulses, count of the previous

@@ -72,7 +72,8 @@ def _spread(X, s, m, k, pick):
         pick[n] = c
         n += 1
         for r in range(m):
-            gap[r] = min(gap[r], math.sqrt((X[r, 0] - X[c, 0]) ** 2 + (X[r, 1] - X[c, 1]) ** 2 + (X[r, 2] - X[c, 2]) ** 2))
+            g = math.sqrt((X[r, 0] - X[c, 0]) ** 2 + (X[r, 1] - X[c, 1]) ** 2 + (X[r, 2] - X[c, 2]) ** 2)
+            gap[r] = min(gap[r], g)
     return n
 
 
@@ -304,8 +305,8 @@ def convex_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL):
             for t in range(keep):
                 c = pick[t]
                 st = s[c]
-                x0, x1, x2 = Y[c, 0] - r_inc * f0, Y[c, 1] - r_inc * f1, Y[c, 2] - r_inc * f2   # on the incident surface
-                y0, y1, y2 = x0 - st * f0, x1 - st * f1, x2 - st * f2                          # on the reference face
+                x0, x1, x2 = Y[c, 0] - r_inc * f0, Y[c, 1] - r_inc * f1, Y[c, 2] - r_inc * f2   # incident surface
+                y0, y1, y2 = x0 - st * f0, x1 - st * f1, x2 - st * f2                          # reference face
                 if on_b:
                     ok = put(CC, k, st, f0, f1, f2, x0, x1, x2, y0, y1, y2)
                 else:

@@ -187,7 +187,8 @@ def _closest(W, A, B, lam, n):
         flat = abs(vol) <= 1e-12 * scale * scale * scale
         best, found = 1e300, False
         for f in range(4):              # face (p, q, s) opposite vertex o
-            p, q, s, o = (0, 1, 2, 3) if f == 0 else ((0, 1, 3, 2) if f == 1 else ((0, 2, 3, 1) if f == 2 else (1, 2, 3, 0)))
+            p, q, s, o = (0, 1, 2, 3) if f == 0 else ((0, 1, 3, 2) if f == 1 else
+                                                      ((0, 2, 3, 1) if f == 2 else (1, 2, 3, 0)))
             m0, m1, m2 = _normal(W, p, q, s)
             side_o = -(m0 * W[p, 0] + m1 * W[p, 1] + m2 * W[p, 2])
             side_v = m0 * (W[o, 0] - W[p, 0]) + m1 * (W[o, 1] - W[p, 1]) + m2 * (W[o, 2] - W[p, 2])
