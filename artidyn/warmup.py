@@ -165,19 +165,25 @@ def job_simulation():
 
 
 def job_contact():
-    """The compiled Moreau-Jean contact run: spheres, capsules and boxes on the ground, a limit."""
+    """The compiled Moreau-Jean contact run: spheres, capsules, boxes, a cylinder and a convex mesh
+    on the ground, a limit; the compiled narrow phase's own entry points (GJK/EPA, one pair)."""
     import artidyn as ad
     from .contact import ContactSettings
-    from .geometry import Box, Capsule, HalfSpace, Sphere
+    from .contact.compiled import compiled_contacts, compiled_distance
+    from .geometry import Box, Capsule, Cylinder, HalfSpace, Mesh, Sphere
     b = ad.ModelBuilder("warm-up shapes")
     inertia = np.eye(3) * 1e-3
-    for name, shape in (("ball", Sphere(0.05)), ("rod", Capsule(0.05, 0.3)), ("cube", Box((0.1, 0.1, 0.1)))):
+    corners = np.array([[x, y, z] for x in (-0.05, 0.05) for y in (-0.05, 0.05) for z in (-0.05, 0.05)])
+    compiled_distance(Mesh(vertices=corners), np.eye(4), Cylinder(0.1, 0.1), np.eye(4))
+    compiled_contacts(Mesh(vertices=corners), np.eye(4), Cylinder(0.1, 0.1), np.eye(4), 0.0)
+    for name, shape in (("ball", Sphere(0.05)), ("rod", Capsule(0.05, 0.3)), ("cube", Box((0.1, 0.1, 0.1))),
+                        ("can", Cylinder(0.05, 0.1)), ("hull", Mesh(vertices=corners))):
         b.add_body(name, "world", "free", mass=1.0, inertia=inertia)
         b.add_collision(name, shape)
     b.add_collision("world", HalfSpace())
     model = b.build()
     q = ad.neutral(model)
-    for j, x in ((1, 0.0), (2, 0.5), (3, 1.0)):
+    for j, x in ((1, 0.0), (2, 0.5), (3, 1.0), (4, 1.5), (5, 2.0)):
         q[model.q_slice(model.joint_names[j])][:3] = (x, 0.0, 0.2)
     ad.simulate(model, q, np.zeros(model.nv), t_final=0.01, dt=1e-3,
                 contact=ContactSettings(friction=0.5, restitution=0.1))

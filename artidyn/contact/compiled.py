@@ -1,64 +1,170 @@
-"""The compiled Moreau-Jean run: packing the model's shapes for the kernels, the run with its
-resumptions, and the stored contacts read back as the reference route gives them.
+"""The compiled contacts: packing the model's shapes for the kernels, and the stored contacts of a
+compiled run (:mod:`artidyn.sim.pipeline`) read back as the reference route gives them.
 
 :func:`unfit` says why a run cannot take the compiled route ("" when it can): the ADMM solver on
-the exact cone with simultaneous impacts (the defaults of :class:`ContactSettings`), torques as
-a constant or a table, and collision shapes among sphere, capsule, box and half-space. Everything
-else runs on the readable route, with the same results (the tests hold the two routes equal).
+the exact cone with simultaneous impacts (the defaults of :class:`ContactSettings`) and collision
+shapes among sphere, capsule, box, cylinder, convex mesh and
+half-space. Everything else runs on the readable route, with the same results (the tests hold the
+two routes equal) but for the pairs of a cylinder or a mesh with a bounded shape: there the
+compiled route has its own GJK/EPA (:mod:`artidyn.kernels.gjk`, equal to coal's to its
+tolerances) and gives several contacts for a face resting on a face (:mod:`artidyn.kernels.convex`),
+where the reference gives coal's one.
+
+A convex mesh is packed as its hull (:func:`hull_polygons`): vertices, and its triangles merged
+into planar polygons (what the manifold clips).
 """
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 
-from ..dynamics import kinetic_energy, potential_energy
-from ..geometry import Box, Capsule, HalfSpace, Sphere
+from ..geometry import Box, Capsule, Cylinder, HalfSpace, Mesh, Sphere
 from ..geometry.broadphase import collision_pairs
-from .moreau_jean import (NO_LIMITS, SLIP_TOL, ActiveContacts, ActiveLimits, StepResult, limit_rows,
-                          moreau_jean_step)
+from .moreau_jean import ActiveContacts, ActiveLimits, StepResult
 
-KINDS = {Sphere: 0, Capsule: 1, Box: 2, HalfSpace: 3}
+KINDS = {Sphere: 0, Capsule: 1, Box: 2, HalfSpace: 3, Cylinder: 4, Mesh: 5}
 # the most contacts a pair may give: (kind a, kind b) unordered
 _MOST = {frozenset([0, 3]): 1, frozenset([1, 3]): 2, frozenset([2, 3]): 8, frozenset([0]): 1, frozenset([0, 1]): 1,
-         frozenset([1]): 1, frozenset([0, 2]): 1, frozenset([2]): 16, frozenset([1, 2]): 0}
+         frozenset([1]): 1, frozenset([0, 2]): 1, frozenset([2]): 16, frozenset([1, 2]): 0,
+         frozenset([4, 3]): 16, frozenset([5, 3]): 4}          # cylinder: 2 rims of 8; mesh: MESH_CONTACTS
+_MOST.update({frozenset([a, b]): 4 for a in (4, 5) for b in (0, 1, 2, 4, 5)})   # a manifold: MANIFOLD
+COPLANAR = 1e-6        # two hull triangles whose normals differ by less (rad) and ... are one polygon
 
 
-def unfit(model, settings, tau):
+def unfit(model, settings):
     """Why the compiled route does not take this run ("" when it does)."""
     s = settings
     if s.solver != "admm" or s.cone != "soc" or s.impacts != "simultaneous":
         return "solver / cone / impacts other than 'admm' / 'soc' / 'simultaneous'"
-    if callable(tau):
-        return "torques given as a function"
     for c in getattr(model, "collisions", ()):
         if type(c.shape) not in KINDS:
-            return f"collision shape '{c.name}' ({type(c.shape).__name__}: GJK/EPA by coal)"
+            return f"collision shape '{c.name}' ({type(c.shape).__name__}: no compiled narrow phase)"
     return ""
 
 
+@functools.lru_cache(maxsize=256)
+def hull_polygons(mesh):
+    """The faces of a :class:`Mesh`'s hull as planar convex polygons: (normals (f, 3), offsets (f,),
+    polygons: f arrays of vertex indices, counter-clockwise seen from outside). Hull triangles that
+    share an edge and lie in one plane (normals within COPLANAR, the far vertex within COPLANAR
+    times the mesh's size of the plane) are merged (union-find over the shared edges)."""
+    V, F = np.asarray(mesh.vertices, dtype=float), np.asarray(mesh.faces, dtype=np.int64)
+    N = np.cross(V[F[:, 1]] - V[F[:, 0]], V[F[:, 2]] - V[F[:, 0]])
+    area = np.linalg.norm(N, axis=1)
+    N = N / np.maximum(area, 1e-300)[:, None]
+    size = float(np.ptp(V, axis=0).max())
+    root = list(range(len(F)))
+
+    def find(t):
+        while root[t] != t:
+            root[t] = root[root[t]]
+            t = root[t]
+        return t
+
+    seen = {}
+    for t, f in enumerate(F):
+        for e in range(3):
+            key = (min(f[e], f[(e + 1) % 3]), max(f[e], f[(e + 1) % 3]))
+            u = seen.setdefault(key, t)
+            if u == t:
+                continue
+            far = [x for x in F[u] if x not in key][0]
+            if np.linalg.norm(N[t] - N[u]) < COPLANAR and abs(N[t] @ (V[far] - V[f[0]])) <= COPLANAR * size:
+                root[find(t)] = find(u)
+    groups = {}
+    for t in range(len(F)):
+        groups.setdefault(find(t), []).append(t)
+    normals, offsets, polys = [], [], []
+    for ts in groups.values():
+        n = (N[ts] * area[ts, None]).sum(axis=0)
+        n /= np.linalg.norm(n)
+        idx = np.unique(F[ts])
+        P = V[idx]
+        g = P.mean(axis=0)
+        e1 = P[np.argmax(np.linalg.norm(P - g, axis=1))] - g
+        e1 -= (e1 @ n) * n
+        e1 /= max(np.linalg.norm(e1), 1e-300)
+        e2 = np.cross(n, e1)
+        order = np.argsort(np.arctan2((P - g) @ e2, (P - g) @ e1), kind="stable")
+        normals.append(n)
+        offsets.append(float((P @ n).max()))
+        polys.append(idx[order])
+    return np.array(normals), np.array(offsets), polys
+
+
+def pack_shapes(shapes):
+    """SH (ns, 6) and HULL (HV, HN, FO, FI) of ``shapes``: (body, shape) pairs
+    (:mod:`artidyn.kernels.contact_geometry`, :mod:`artidyn.kernels.gjk`)."""
+    SH = np.zeros((len(shapes), 6))
+    HV, HN, FO, FI = [np.zeros((0, 3))], [np.zeros((0, 4))], [0], []
+    nv = nf = 0
+    for i, (body, sh) in enumerate(shapes):
+        SH[i, 0], SH[i, 1] = body, KINDS[type(sh)]
+        if isinstance(sh, Sphere):
+            SH[i, 2] = sh.radius
+        elif isinstance(sh, (Capsule, Cylinder)):
+            SH[i, 2:4] = sh.radius, sh.length
+        elif isinstance(sh, Box):
+            SH[i, 2:5] = sh.half
+        elif isinstance(sh, Mesh):
+            normals, offsets, polys = hull_polygons(sh)
+            SH[i, 2:6] = nv, len(sh.vertices), nf, len(polys)
+            HV.append(np.asarray(sh.vertices, dtype=float))
+            HN.append(np.column_stack([normals, offsets]))
+            for p in polys:
+                FI.extend(int(x) + nv for x in p)
+                FO.append(len(FI))
+            nv, nf = nv + len(sh.vertices), nf + len(polys)
+        else:
+            SH[i, 2:5], SH[i, 5] = sh.normal, sh.offset
+    HULL = (np.ascontiguousarray(np.concatenate(HV)), np.ascontiguousarray(np.concatenate(HN)),
+            np.array(FO, dtype=np.int64), np.array(FI, dtype=np.int64))
+    return SH, HULL
+
+
 def packed_shapes(model):
-    """SH (ns, 6), PL (ns, 4, 4), PAIRS (np, 2) and the most contacts of a step; cached."""
+    """SH (ns, 6), PL (ns, 4, 4), HULL, PAIRS (np, 2) and the most contacts of a step; cached."""
     out = model._cache.get("contact.compiled")
     if out is not None:
         return out
     cols = model.collisions
-    SH = np.zeros((len(cols), 6))
+    SH, HULL = pack_shapes([(c.body, c.shape) for c in cols])
     PL = np.zeros((len(cols), 4, 4))
     for i, c in enumerate(cols):
-        sh = c.shape
-        SH[i, 0], SH[i, 1] = c.body, KINDS[type(sh)]
-        if isinstance(sh, Sphere):
-            SH[i, 2] = sh.radius
-        elif isinstance(sh, Capsule):
-            SH[i, 2:4] = sh.radius, sh.length
-        elif isinstance(sh, Box):
-            SH[i, 2:5] = sh.half
-        else:
-            SH[i, 2:5], SH[i, 5] = sh.normal, sh.offset
         PL[i] = c.placement
     pairs = np.ascontiguousarray(collision_pairs(model), dtype=np.int64).reshape(-1, 2)
     cap = sum(_MOST[frozenset([int(SH[a, 1]), int(SH[b, 1])])] for a, b in pairs)
-    out = model._cache["contact.compiled"] = (SH, PL, pairs, int(cap))
+    out = model._cache["contact.compiled"] = (SH, PL, HULL, pairs, int(cap))
     return out
+
+
+def _two(shape_a, T_a, shape_b, T_b):
+    SH, HULL = pack_shapes([(1, shape_a), (0, shape_b)])
+    Ta, Tb = (np.ascontiguousarray(np.asarray(T, dtype=float)[:4, :4]) for T in (T_a, T_b))
+    return SH, HULL, Ta, Tb
+
+
+def compiled_distance(shape_a, T_a, shape_b, T_b):
+    """``(d, n, p_a, p_b)`` of two bounded shapes by the compiled GJK/EPA (:mod:`artidyn.kernels.gjk`),
+    as :func:`artidyn.geometry.distance` gives it."""
+    from ..kernels.gjk import distance_of_pair
+    SH, HULL, Ta, Tb = _two(shape_a, T_a, shape_b, T_b)
+    out = np.empty(10)
+    distance_of_pair(SH, 0, Ta, 1, Tb, HULL, out)
+    return float(out[0]), out[1:4].copy(), out[4:7].copy(), out[7:10].copy()
+
+
+def compiled_contacts(shape_a, T_a, shape_b, T_b, margin=0.0):
+    """The contacts ``[(d, n, p_a, p_b), ...]`` of two shapes as the compiled route finds them
+    (:func:`artidyn.kernels.contact_geometry.pair_contacts`), in the format of
+    :func:`artidyn.geometry.contacts`; None for a pair handed to the reference (FALLBACK)."""
+    from ..kernels.contact_geometry import FALLBACK, contacts_of_pair
+    SH, HULL, Ta, Tb = _two(shape_a, T_a, shape_b, T_b)
+    CC = np.empty((64, 10))
+    k = contacts_of_pair(CC, SH, 0, Ta, 1, Tb, float(margin), HULL)
+    if k == FALLBACK:
+        return None
+    return [(float(r[0]), r[1:4].copy(), r[4:7].copy(), r[7:10].copy()) for r in CC[:k]]
 
 
 class ContactLog(Sequence):
@@ -91,98 +197,3 @@ def _stored_step(OFF, CI, CF, LOFF, LI, LF, k):
     lo, hi = int(LOFF[k]), int(LOFF[k + 1])
     L = ActiveLimits(LI[lo:hi].copy(), LF[lo:hi, 0].copy(), LF[lo:hi, 1].copy(), LF[lo:hi, 2].copy())
     return StepResult(None, None, C, "", 0.0, 0, L)
-
-
-def _grow(a, rows):
-    out = np.empty((max(rows, 2 * a.shape[0]),) + a.shape[1:], dtype=a.dtype)
-    out[:a.shape[0]] = a
-    return out
-
-
-def run(model, q, v, tau_v, f_ext, friction, h, nsteps, s):
-    """The run of :func:`artidyn.sim.contact_run.simulate_contact` on the compiled route: a dict
-    of the outputs (q, v, a, tau, energy (S, 2: kinetic, potential), forces, residual, contacts (a :class:`ContactLog`), limits (a
-    list of :class:`ActiveLimits`), event tuples (sample, kind, a, b), fallback steps)."""
-    from ..errors import SimulationError
-    from ..kernels import contact_sim as K
-    from ..kernels import dispatch
-
-    B = dispatch._table(model)
-    SH, PL, PAIRS, cap = packed_shapes(model)
-    LIM = np.array([r for r in limit_rows(model)], dtype=float).reshape(-1, 4) if s.joint_limits else np.zeros((0, 4))
-    ST = np.array([s.friction, s.restitution, s.margin, s.theta, s.gamma, s.tol, s.max_iter, s.limit_restitution],
-                  dtype=float)
-    F = np.zeros((1, 6)) if f_ext is None else np.require(f_ext, float, ("C", "W"))   # writable: one specialization
-    opts = (dispatch.FRICTION if friction else 0) | (dispatch.HAS_FEXT if f_ext is not None else 0)
-    S = nsteps + 1
-    out_q, out_v = np.zeros((S, model.nq)), np.zeros((S, model.nv))
-    out_a, out_tau = np.zeros((S, model.nv)), np.zeros((S, model.nv))
-    forces, energy = np.zeros((S, model.nb + 1, 3)), np.zeros((S, 2))
-    residual, iters = np.zeros(S), np.zeros(S, dtype=np.int64)
-    OFF, LOFF = np.zeros(S + 1, dtype=np.int64), np.zeros(S + 1, dtype=np.int64)
-    guess = max(16, min(cap * S, 1 << 20))       # every candidate active at every step, or 1 M contacts
-    CI, CF = np.empty((guess, 3), dtype=np.int64), np.empty((guess, 25))
-    LI, LF = np.zeros(max(16, S // 8), dtype=np.int64), np.zeros((max(16, S // 8), 3))
-    info = np.zeros(5, dtype=np.int64)
-    q, v = np.array(q, dtype=float), np.array(v, dtype=float)
-    fallback = []
-    k0 = 0
-    while True:
-        code = K.moreau_jean_run(B, SH, PL, PAIRS, LIM, q, v, tau_v, F, opts, h, k0, nsteps, ST, cap, out_q, out_v,
-                                 out_a, out_tau, energy, forces, residual, iters, OFF, CI, CF, LOFF, LI, LF, info)
-        k = int(info[K.I_STEP])
-        if code == K.OK:
-            break
-        if code == K.CODE_FULL:
-            CI, CF = _grow(CI, CI.shape[0] + cap + 1), _grow(CF, CF.shape[0] + cap + 1)
-            LI, LF = _grow(LI, LI.shape[0] + 2 * len(LIM) + 1), _grow(LF, LF.shape[0] + 2 * len(LIM) + 1)
-            k0 = k
-            continue
-        if code == K.CODE_FALLBACK:      # this step on the reference route, then on again
-            fallback.append(k)
-            tk = tau_v[k if tau_v.shape[0] > 1 else 0]
-            st = moreau_jean_step(model, q, v, tk, h, s, f_ext=f_ext, friction=friction,
-                                  warm=_stored_step(OFF, CI, CF, LOFF, LI, LF, k - 1) if k > 0 else None)
-            C, L = st.contacts, st.limits
-            nc, nl = int(info[K.I_NC]), int(info[K.I_NL])
-            if nc + len(C.gap) > CI.shape[0]:
-                CI, CF = _grow(CI, nc + len(C.gap)), _grow(CF, nc + len(C.gap))
-            if nl + len(L.dof) > LI.shape[0]:
-                LI, LF = _grow(LI, nl + len(L.dof)), _grow(LF, nl + len(L.dof))
-            out_q[k], out_v[k], out_tau[k], out_a[k] = q, v, tk, (st.v - v) / h
-            energy[k] = kinetic_energy(model, q, v), potential_energy(model, q)
-            residual[k], iters[k] = st.residual, st.iterations
-            OFF[k], LOFF[k] = nc, nl
-            kc = len(C.gap)
-            CI[nc:nc + kc, 0], CI[nc:nc + kc, 1], CI[nc:nc + kc, 2] = C.body_a, C.body_b, C.key
-            CF[nc:nc + kc] = np.column_stack([C.point_a, C.point_b, C.frames.reshape(-1, 9), C.gap, C.impulse,
-                                              C.u_after, C.u_before]) if kc else CF[nc:nc]
-            world = np.einsum("kij,kj->ki", C.frames, C.impulse) / h
-            forces[k] = 0.0
-            for a, b, f in zip(C.body_a, C.body_b, world):
-                forces[k, int(a)] += f
-                forces[k, int(b)] -= f
-            kl = len(L.dof)
-            LI[nl:nl + kl] = L.dof
-            LF[nl:nl + kl] = np.column_stack([L.side, L.gap, L.impulse]) if kl else LF[nl:nl]
-            info[K.I_NC], info[K.I_NL] = nc + kc, nl + kl
-            OFF[k + 1], LOFF[k + 1] = nc + kc, nl + kl
-            if k == nsteps:
-                break
-            q, v = np.array(st.q), np.array(st.v)
-            k0 = k + 1
-            continue
-        what = {K.NONFINITE: "the state became non-finite", K.SINGULAR: "the mass matrix is not positive definite",
-                K.SOLVER: "the Delassus matrix is not positive semi-definite"}.get(
-            code, "the dynamics could not be evaluated (invalid state or input)")
-        raise SimulationError(f"simulate with contact: {what} at t = {k * h:.6g} s (step {k}, dt = {h:.3g} s); "
-                              f"try a smaller dt")
-    nc, nl = int(info[K.I_NC]), int(info[K.I_NL])
-    CI, CF, LI, LF = CI[:nc], CF[:nc], LI[:nl], LF[:nl]
-    limits = [NO_LIMITS if LOFF[k] == LOFF[k + 1] else
-              ActiveLimits(LI[LOFF[k]:LOFF[k + 1]].copy(), LF[LOFF[k]:LOFF[k + 1], 0].copy(),
-                           LF[LOFF[k]:LOFF[k + 1], 1].copy(), LF[LOFF[k]:LOFF[k + 1], 2].copy())
-              for k in range(S)] if nl else None
-    events = K.contact_events(OFF, CI, CF, LOFF, LI, LF, S, model.nb + 1, s.friction > 0, SLIP_TOL)
-    return dict(q=out_q, v=out_v, a=out_a, tau=out_tau, energy=energy, forces=forces, residual=residual, iterations=iters,
-                contacts=ContactLog(OFF, CI, CF), limits=limits, events=events.tolist(), fallback=fallback)

@@ -11,6 +11,8 @@ SPHERE     radius
 CAPSULE    radius, length (along the shape's z axis)
 BOX        half side lengths x, y, z
 HALFSPACE  unit normal (3), offset: the solid ``n . x <= offset`` (shape axes)
+CYLINDER   radius, length (along the shape's z axis)
+MESH       first vertex row, vertex count, first face, face count (in ``HULL``, :mod:`.gjk`)
 ========== ===================================================================
 
 :func:`pair_contacts` appends the contacts ``(d, n, p_a, p_b)`` of one pair with ``d <= margin``
@@ -18,40 +20,21 @@ to a buffer, in the order of the reference code (so that both routes build the s
 problem): one contact for most pairs, a box's corners or a capsule's end spheres on a half-space,
 the corner-face contacts of two boxes. Two boxes touching edge to edge (no corner over a face) are
 what the reference hands to coal's GJK/EPA: :data:`FALLBACK`, the caller takes that step on the
-reference route.
+reference route. Cylinders and meshes go to :mod:`.convex` (closed forms on a half-space, GJK/EPA
+and a face-on-face manifold otherwise).
 """
 import math
 
 import numba as nb
 
-SPHERE, CAPSULE, BOX, HALFSPACE = 0, 1, 2, 3
-SB, SK, SP = 0, 1, 2                # columns of SH: body, kind, first parameter
+from .contact_rows import (BOX, CAPSULE, CYLINDER, FALLBACK, FULL, HALFSPACE, MESH, SB, SK,  # noqa: F401
+                           SP, SPHERE)
+from .contact_rows import flip_from as _flip_from
+from .contact_rows import put as _put
+from .convex import convex_contacts, cylinder_on_halfspace, mesh_on_halfspace
+
 TINY = 1e-12
 TIE = 1e-12
-# contact buffer CC (cap, 10): d, n (3), p_a (3), p_b (3)
-FULL, FALLBACK = -1, -2             # returned instead of a count
-
-
-@nb.njit
-def _put(CC, k, d, n0, n1, n2, a0, a1, a2, b0, b1, b2):
-    if k >= CC.shape[0]:
-        return False
-    CC[k, 0] = d
-    CC[k, 1], CC[k, 2], CC[k, 3] = n0, n1, n2
-    CC[k, 4], CC[k, 5], CC[k, 6] = a0, a1, a2
-    CC[k, 7], CC[k, 8], CC[k, 9] = b0, b1, b2
-    return True
-
-
-@nb.njit
-def _flip_from(CC, k0, k1):
-    """Contacts k0 .. k1 - 1 computed with the shapes swapped: normal negated, points swapped."""
-    for k in range(k0, k1):
-        for r in range(3):
-            CC[k, 1 + r] = -CC[k, 1 + r]
-            x = CC[k, 4 + r]
-            CC[k, 4 + r] = CC[k, 7 + r]
-            CC[k, 7 + r] = x
 
 
 @nb.njit
@@ -147,10 +130,14 @@ def _corner(SH, i, T, c):
 
 
 @nb.njit
-def _on_halfspace(CC, k, SH, i, Ta, j, Tb, margin):
+def _on_halfspace(CC, k, SH, i, Ta, j, Tb, margin, HULL):
     """Shape i (not a half-space) on half-space j: the closed forms of the reference."""
-    n0, n1, n2, o = _plane(SH, j, Tb)
     kind = int(SH[i, SK])
+    if kind == MESH:
+        return mesh_on_halfspace(CC, k, SH, i, Ta, j, Tb, margin, HULL)
+    if kind == CYLINDER:
+        return cylinder_on_halfspace(CC, k, SH, i, Ta, j, Tb, margin)
+    n0, n1, n2, o = _plane(SH, j, Tb)
     if kind == SPHERE:
         r = SH[i, SP]
         c0, c1, c2 = Ta[0, 3], Ta[1, 3], Ta[2, 3]
@@ -310,17 +297,20 @@ def _box_box(CC, k, SH, i, Ta, j, Tb, margin):
 
 
 @nb.njit
-def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin):
+def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL):
     """Append the contacts of shapes i (a) and j (b) at world placements Ti, Tj; returns the new
-    count, FULL when the buffer is full, FALLBACK for a pair the compiled code does not resolve."""
+    count, FULL when the buffer is full, FALLBACK for a pair the compiled code does not resolve.
+    ``HULL``: the packed convex meshes (:mod:`.gjk`)."""
     ki, kj = int(SH[i, SK]), int(SH[j, SK])
     if kj == HALFSPACE:
-        return _on_halfspace(CC, k, SH, i, Ti, j, Tj, margin)
+        return _on_halfspace(CC, k, SH, i, Ti, j, Tj, margin, HULL)
     if ki == HALFSPACE:
-        k1 = _on_halfspace(CC, k, SH, j, Tj, i, Ti, margin)
+        k1 = _on_halfspace(CC, k, SH, j, Tj, i, Ti, margin, HULL)
         if k1 > k:
             _flip_from(CC, k, k1)
         return k1
+    if ki >= CYLINDER or kj >= CYLINDER:
+        return convex_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL)
     if ki == SPHERE and kj == SPHERE:
         return _balls(CC, k, Ti[0, 3], Ti[1, 3], Ti[2, 3], SH[i, SP], Tj[0, 3], Tj[1, 3], Tj[2, 3], SH[j, SP], margin)
     if ki == SPHERE and kj == CAPSULE:
@@ -348,3 +338,10 @@ def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin):
     if _box_separation(_half(SH, i), Ti, _half(SH, j), Tj) > margin:
         return k
     return FALLBACK
+
+
+@nb.njit(cache=True)
+def contacts_of_pair(CC, SH, i, Ti, j, Tj, margin, HULL):
+    """:func:`pair_contacts` from an empty buffer (the entry point of
+    :func:`artidyn.contact.compiled.compiled_contacts`)."""
+    return pair_contacts(CC, 0, SH, i, Ti, j, Tj, margin, HULL)

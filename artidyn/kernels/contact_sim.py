@@ -9,8 +9,9 @@ reference) step for step::
 
 M is factored along the tree (``U D U^T``, Featherstone, "Rigid Body Dynamics Algorithms",
 sec. 6.5) and W built from ``Y = D^-1/2 U^-1 J^T`` as in :mod:`.constrained`. Contacts come from
-the closed forms of :mod:`.contact_geometry`; a pair those cannot settle (two boxes edge to edge, a
-capsule near a box) returns ``FALLBACK`` with the step's index, and the caller takes that step on
+the closed forms of :mod:`.contact_geometry` (cylinders and meshes: GJK/EPA and manifolds,
+:mod:`.convex`); a pair those cannot settle (two boxes edge to edge, a capsule near a box) returns
+``FALLBACK`` with the step's index, and the caller takes that step on
 the reference route and resumes.
 
 The contacts of every step are stored one after the other (``OFF[k]`` .. ``OFF[k + 1]``): bodies
@@ -69,8 +70,11 @@ def _rows(B, body, p0, p1, p2, sign, Jst, r0, T4):
 
 
 @nb.njit
-def step(B, SH, PL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q, out_v, CC, CI, res, info2, prev, energy):
-    """One step from (q, v): out_q, out_v the next state; S the scratch of :func:`scratch`.
+def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q, out_v, CC, CI, res, info2, prev,
+         energy):
+    """One step from (q, v): out_q, out_v the next state; S the scratch of :func:`scratch`; SH, PL,
+    HULL the shapes, their placements and the packed convex meshes (:mod:`.contact_geometry`,
+    :mod:`.gjk`), PAIRS the candidate pairs of shapes.
     CN: the bilateral constraints (K, TF, Sc, phi, Gb, dropped, lam_b) (:mod:`.constrained`'s
     table and scratch; no rows: K empty): their rows join the step's problem as free rows with
     ``J_b v+ = 0``, eliminated by the Schur complement of their Delassus block before the cone
@@ -118,7 +122,7 @@ def step(B, SH, PL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q, out_
     kc = 0
     for p in range(PAIRS.shape[0]):
         a, b = PAIRS[p, 0], PAIRS[p, 1]
-        k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin)
+        k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin, HULL)
         if k1 == FULL:
             return CODE_FULL
         if k1 == FALLBACK:
@@ -276,118 +280,6 @@ def scratch(B, cap, m_max, nl_max, ns, mb=0):
             np.zeros((m, 3), np.int64), np.zeros(m * m), np.zeros(m), np.zeros(m), np.zeros(m // 3 + 1),
             np.zeros(m // 3 + 1), np.zeros((7, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
             np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)))
-
-
-@nb.njit(cache=True)
-def moreau_jean_run(B, SH, PL, PAIRS, LIM, q, v, tau_v, fext, opts, h, k0, nsteps, ST, cap,
-                    out_q, out_v, out_a, out_tau, e_out, forces, residual, iters, OFF, CI_out, CF_out, LOFF, LI_out,
-                    LF_out, info):
-    """Steps k0 .. nsteps from (q, v) (modified in place), samples k0 .. nsteps into the outputs
-    (one row per step; at the last sample the contacts are computed, no step taken); e_out (S, 2)
-    the kinetic and potential energy of each sample. ``cap``: the
-    most candidate contacts of a step. OFF / LOFF (nsteps + 2): where each step's contacts / limits
-    start in CI_out, CF_out / LI_out, LF_out; info: see I_*. A return code (the failing step in
-    info[I_STEP])."""
-    nq, nv = int(B[0, IQ]), int(B[0, IV])
-    nl_max = 2 * LIM.shape[0]
-    S = scratch(B, cap, 3 * (cap + nl_max), nl_max, SH.shape[0])
-    CC = np.empty((max(cap, 1), 10))
-    CI = np.empty((max(cap, 1), 3), np.int64)
-    res = np.zeros(6)
-    info2 = np.zeros(3, np.int64)
-    qn, vn = np.empty(nq), np.empty(nv)
-    nc, nlim = info[I_NC], info[I_NL]
-    PK, PP = np.empty(max(cap, 1), np.int64), np.empty((max(cap, 1), 3))
-    LK, LP = np.empty(max(nl_max, 1), np.int64), np.empty(max(nl_max, 1))
-    pcount = np.zeros(2, np.int64)
-    if k0 > 0:                      # resumed: the previous step's impulses from the stored ones
-        lo, hi = OFF[k0 - 1], OFF[k0]
-        for c in range(lo, hi):
-            PK[c - lo] = CI_out[c, 2]
-            PP[c - lo, 0], PP[c - lo, 1], PP[c - lo, 2] = CF_out[c, 16], CF_out[c, 17], CF_out[c, 18]
-        lo2, hi2 = LOFF[k0 - 1], LOFF[k0]
-        for l in range(lo2, hi2):
-            LK[l - lo2] = 2 * LI_out[l] + (1 if LF_out[l, 0] > 0 else 0)
-            LP[l - lo2] = LF_out[l, 2]
-        pcount[0], pcount[1] = hi - lo, hi2 - lo2
-    prev = (PK, PP, LK, LP, pcount)
-    for k in range(k0, nsteps + 1):
-        tau = tau_v[k if tau_v.shape[0] > 1 else 0]
-        code = step(B, SH, PL, PAIRS, LIM, q, v, tau, fext, opts, h, ST, S, qn, vn, CC, CI, res, info2, prev, e_out[k])
-        if code != OK:
-            info[I_STEP], info[I_CODE], info[I_NC], info[I_NL] = k, code, nc, nlim
-            return code
-        na, nl = info2[0], info2[1]
-        if nc + na > CI_out.shape[0] or nlim + nl > LI_out.shape[0]:
-            info[I_STEP], info[I_CODE], info[I_NC], info[I_NL] = k, CODE_FULL, nc, nlim
-            return CODE_FULL
-        if not (all_finite(qn) and all_finite(vn)):
-            info[I_STEP], info[I_CODE], info[I_NC], info[I_NL] = k, NONFINITE, nc, nlim
-            return NONFINITE
-        for c in range(nq):
-            out_q[k, c] = q[c]
-        for c in range(nv):
-            out_v[k, c] = v[c]
-            out_tau[k, c] = tau[c]
-            out_a[k, c] = (vn[c] - v[c]) / h
-        residual[k] = res[5]
-        iters[k] = info2[2]
-        info[I_ITER] += info2[2]
-        # the step's contacts: impulses, velocities, total force per body (world)
-        lam, J = S[15], S[11]
-        OFF[k] = nc
-        for r in range(forces.shape[1]):
-            for c in range(3):
-                forces[k, r, c] = 0.0
-        for c in range(na):
-            e = nc + c
-            CI_out[e, 0], CI_out[e, 1], CI_out[e, 2] = CI[c, 0], CI[c, 1], CI[c, 2]
-            PK[c] = CI[c, 2]
-            PP[c, 0], PP[c, 1], PP[c, 2] = lam[3 * c], lam[3 * c + 1], lam[3 * c + 2]
-            t0, t1, t2, s0, s1, s2 = _frame(CC[c, 1], CC[c, 2], CC[c, 3])
-            for r in range(3):
-                CF_out[e, r] = CC[c, 4 + r]
-                CF_out[e, 3 + r] = CC[c, 7 + r]
-            # frame (3x3 row-major, columns n, t1, t2)
-            for r in range(3):
-                CF_out[e, 6 + 3 * r] = CC[c, 1 + r]
-            CF_out[e, 7], CF_out[e, 10], CF_out[e, 13] = t0, t1, t2
-            CF_out[e, 8], CF_out[e, 11], CF_out[e, 14] = s0, s1, s2
-            CF_out[e, 15] = CC[c, 0]
-            for r in range(3):
-                P = lam[3 * c + r]
-                CF_out[e, 16 + r] = P
-                ua = ub = 0.0
-                for kk in range(nv):
-                    ua += J[3 * c + r, kk] * vn[kk]
-                    ub += J[3 * c + r, kk] * v[kk]
-                CF_out[e, 19 + r] = ua
-                CF_out[e, 22 + r] = ub
-            Pn, P1, P2 = lam[3 * c], lam[3 * c + 1], lam[3 * c + 2]
-            for r in range(3):
-                f = (CF_out[e, 6 + 3 * r] * Pn + CF_out[e, 7 + 3 * r] * P1 + CF_out[e, 8 + 3 * r] * P2) / h
-                forces[k, CI[c, 0], r] += f
-                forces[k, CI[c, 1], r] -= f
-        nc += na
-        LOFF[k] = nlim
-        ldof, lside, lgap = S[20], S[21], S[22]
-        pcount[0], pcount[1] = na, nl
-        for l in range(nl):
-            LK[l] = 2 * ldof[l] + (1 if lside[l] > 0 else 0)
-            LP[l] = lam[3 * (na + l)]
-            LI_out[nlim + l] = ldof[l]
-            LF_out[nlim + l, 0], LF_out[nlim + l, 1] = lside[l], lgap[l]
-            LF_out[nlim + l, 2] = lam[3 * (na + l)]
-        nlim += nl
-        OFF[k + 1], LOFF[k + 1] = nc, nlim
-        if k == nsteps:
-            break
-        for c in range(nq):
-            q[c] = qn[c]
-        for c in range(nv):
-            v[c] = vn[c]
-    info[I_STEP], info[I_CODE], info[I_NC], info[I_NL] = nsteps, OK, nc, nlim
-    return OK
 
 
 IMPACT, LIFT_OFF, SLIP, STICK, LIMIT = 0, 1, 2, 3, 4

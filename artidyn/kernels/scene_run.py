@@ -104,7 +104,7 @@ def balance(E, E0, work, absw, tmax, PR):
 
 
 @nb.njit
-def contact_run(B, SH, PL, PAIRS, LIM, CN, IN, python, friction, h, k0, nsteps, ST, cap, PR,
+def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, nsteps, ST, cap, PR,
                 out_q, out_v, out_a, out_tau, e_out, forces, residual, iters, lam_out, drift_out,
                 OFF, CI_out, CF_out, LOFF, LI_out, LF_out, info, store, Fs, X, bal):
     """Steps k0 .. nsteps from (q, v) = (out_q[k0], out_v[k0]) (set by the caller), one sample
@@ -180,7 +180,7 @@ def contact_run(B, SH, PL, PAIRS, LIM, CN, IN, python, friction, h, k0, nsteps, 
         opts = (FRICTION if friction else 0) | (HAS_FEXT if has_f else 0)
         for c in range(nv):
             out_tau[k, c] = tau[c]
-        code = step(B, SH, PL, PAIRS, LIM, CN, q, v, tau, Fs, opts, h, ST, S, qn, vn, CC, CI, res, info2, prev,
+        code = step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, Fs, opts, h, ST, S, qn, vn, CC, CI, res, info2, prev,
                     energy)
         if code != OK:
             info[I_STEP], info[I_CODE], info[I_NC], info[I_NL] = k, code, nc, nlim
@@ -293,8 +293,8 @@ def contact_run(B, SH, PL, PAIRS, LIM, CN, IN, python, friction, h, k0, nsteps, 
 
 
 @nb.njit(cache=True, parallel=True)
-def contact_runs(B, SH, PL, PAIRS, LIM, K, TF, PR, ci, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a,
-                 python, friction, h, k0, nsteps, ST, cap, out_q, out_v, out_a, out_tau, e_out, forces, residual,
+def contact_runs(B, SH, PL, HV, HN, FO, FI, PAIRS, LIM, K, TF, PR, ci, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q,
+                 ref_v, ref_a, python, friction, h, k0, nsteps, ST, cap, out_q, out_v, out_a, out_tau, e_out, forces, residual,
                  iters, lam_out, drift_out, OFF, CI_out, CF_out, LOFF, LI_out, LF_out, info, store, Fs, X, bal,
                  nchunk):
     """N runs (tau_v (1 or N, K, nv), f_v (1 or N, K, nb+1, 6)) from (out_q[r, k0], out_v[r, k0])
@@ -310,12 +310,13 @@ def contact_runs(B, SH, PL, PAIRS, LIM, K, TF, PR, ci, tau_t, tau_v, f_t, f_v, g
     for ch in nb.prange(m):
         Bc = B.copy()
         CN = bilateral(Bc, K, TF, mb)
+        HULL = (HV, HN, FO, FI)
         for r in range(ch * N // m, (ch + 1) * N // m):
             Bc[:, :] = B           # each run from the same table as a run alone (no state carried over)
             tv = tau_v[r] if tau_v.shape[0] > 1 else tau_v[0]
             fv = f_v[r] if f_v.shape[0] > 1 else f_v[0]
             IN = (ci, tau_t, tv, f_t, fv, gains, ref_t, ref_q, ref_v, ref_a)
-            contact_run(Bc, SH, PL, PAIRS, LIM, CN, IN, python, friction, h, k0, nsteps, ST, cap, PR,
+            contact_run(Bc, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, nsteps, ST, cap, PR,
                         out_q[r], out_v[r], out_a[r], out_tau[r], e_out[r], forces[r], residual[r], iters[r],
                         lam_out[r], drift_out[r], OFF, CI_out, CF_out, LOFF, LI_out, LF_out, info[r], store, Fs[r],
                         X, bal[r])

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..contact.moreau_jean import SLIP_TOL, moreau_jean_step
+from ..contact.moreau_jean import SLIP_TOL
 from ..contact.settings import ContactSettings
 from ..dynamics import kinetic_energy, potential_energy
 from ..errors import InputError, SimulationError
@@ -107,7 +107,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     from .pipeline import Packed
     from .scene import Inputs
     from .simulate import _energy_scale
-    why = compiled.unfit(model, s, None)
+    why = compiled.unfit(model, s)
     if not why and constraints:
         from ..constraints.compiled import compilable
         why = "" if compilable(constraints) else "constraints without a compiled form (Holonomic, moving planes)"

@@ -42,7 +42,7 @@ class Packed:
             from ..kernels.pack import pack
             B = model._cache["sim.table"] = pack(model)
         self.B = B
-        self.SH, self.PL, self.PAIRS, self.cap = compiled.packed_shapes(model)
+        self.SH, self.PL, self.HULL, self.PAIRS, self.cap = compiled.packed_shapes(model)
         self.LIM = np.array(limit_rows(model), dtype=float).reshape(-1, 4) if s.joint_limits else np.zeros((0, 4))
         self.ST = np.array([s.friction, s.restitution, s.margin, s.theta, s.gamma, s.tol, s.max_iter,
                             s.limit_restitution], dtype=float)
@@ -71,9 +71,11 @@ def _fail(model, code, k, h, extra=""):
 
 
 def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
-    """One run on the compiled route: a dict of the outputs (as :func:`artidyn.contact.compiled.run`,
-    plus ``lam`` (S, m_b) the bilateral forces and ``drift`` (S, 2)); a failure raises
-    SimulationError with the dict as ``error.partial``."""
+    """One run on the compiled route: a dict of the outputs (q, v, a, tau, energy (S, 3: kinetic,
+    potential, the inputs' work), forces (S, nb + 1, 3), residual, iterations, ``lam`` (S, m_b) the
+    bilateral forces, ``drift`` (S, 2), contacts (a :class:`~artidyn.contact.compiled.ContactLog`),
+    limits, event tuples (sample, kind, a, b), fallback steps); a failure raises SimulationError
+    with the partial dict as ``error.result``."""
     from ..contact.compiled import ContactLog, _stored_step
     from ..contact.moreau_jean import NO_LIMITS, SLIP_TOL, ActiveLimits, moreau_jean_step
     from ..kernels import contact_sim as K
@@ -102,8 +104,8 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
     R.PYTHON[0], R.PYTHON_ERROR[0] = call, None
     try:
         while True:
-            R.contact_runs(P.B, P.SH, P.PL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci, c.tau_t, c.tau_v, c.f_t, c.f_v,
-                           c.gains, *c.ref, inp.python, inp.friction, h, k0, nsteps, P.ST, P.cap, Out_q, Out_v, Out_a,
+            R.contact_runs(P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci, c.tau_t, c.tau_v,
+                           c.f_t, c.f_v, c.gains, *c.ref, inp.python, inp.friction, h, k0, nsteps, P.ST, P.cap, Out_q, Out_v, Out_a,
                            Out_tau, Energy_, Forces, Residual, Iters, Lam, Drift, OFF, CI, CF, LOFF, LI, LF, Info,
                            True, FS, X, Bal, 1)
             code = int(info[K.I_CODE])
@@ -275,8 +277,8 @@ def run_rollout(model, scene, Q, V, h, nsteps):
     c = inp
     log = (np.zeros(1, np.int64), np.zeros((1, 3), np.int64), np.zeros((1, K.CFW)), np.zeros(1, np.int64),
            np.zeros(1, np.int64), np.zeros((1, 3)))
-    R.contact_runs(P.B, P.SH, P.PL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci, c.tau_t, c.tau_v, c.f_t, c.f_v, c.gains,
-                   *c.ref, 0, c.friction, h, 0, nsteps, P.ST, P.cap, out_q, out_v, out_a, out_tau, energy, forces,
+    R.contact_runs(P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci, c.tau_t, c.tau_v, c.f_t,
+                   c.f_v, c.gains, *c.ref, 0, c.friction, h, 0, nsteps, P.ST, P.cap, out_q, out_v, out_a, out_tau, energy, forces,
                    residual, iters, lam, drift, *log, info, False, np.zeros((N, model.nb + 1, 6)), np.zeros(1),
                    np.zeros((N, 4)), nchunk)
     return dict(q=out_q, v=out_v, a=out_a, tau=out_tau, energy=energy, forces=forces, residual=residual,
