@@ -53,13 +53,13 @@ def table_value(mode, tt, tv, t):
 
 
 def _wants_forces(fn):
-    """True when the Python function takes a fourth argument (the contact forces)."""
+    """True when the Python function requires a fourth argument (the contact forces)."""
     try:
         params = [p for p in inspect.signature(fn).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
     except (TypeError, ValueError):
         return False
-    return len(params) >= 4
+    return len(params) >= 4          # a fourth argument with a default value is the function's own
 
 
 class Inputs:

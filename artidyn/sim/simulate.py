@@ -540,7 +540,8 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         :func:`default_dt`). ``"dopri5"``: the spacing of the output samples (default 1 ms).
     method : {"auto", "rk4", "semi-implicit", "implicit", "dopri5", "scipy"}
         ``"auto"`` (:func:`auto_method`): RK4, or the implicit method when the joint damping
-        limits RK4's step or the model has Coulomb friction. ``"rk4"``: classical Runge-Kutta on the manifold (RKMK4, 4 aba calls per step).
+        limits RK4's step or the model has Coulomb friction; with ``contact=`` (unilateral rows:
+        contacts, enforced joint limits), Moreau-Jean. ``"rk4"``: classical Runge-Kutta on the manifold (RKMK4, 4 aba calls per step).
         ``"semi-implicit"``: symplectic Euler (1 call). ``"implicit"``: implicit in the joint
         damping and the PD controller's kd (MuJoCo's "implicitfast"): stable for stiff damping.
         ``"dopri5"``: adaptive Dormand-Prince 5(4) with ``rtol``/``atol``, samples by its
@@ -579,10 +580,14 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
 
     contact : :class:`artidyn.contact.ContactSettings`, optional
         Unilateral contacts between the model's collision shapes, with Coulomb friction and
-        Newton restitution: the run goes to :func:`~artidyn.sim.contact_run.simulate_contact`
-        (``method="moreau_jean"``, the default for "auto", or ``"event_driven"``: smooth phases,
-        located impacts and stick events, :mod:`artidyn.contact.event_driven`; one state; ``dt``
-        default 1 ms). The result also holds ``contacts``, ``contact_forces`` and ``events``.
+        Newton restitution: the run goes down the simulation pipeline of
+        :func:`~artidyn.sim.contact_run.simulate_contact` (``method="moreau_jean"``, the default for
+        "auto", or ``"event_driven"``: smooth phases, located impacts and stick events,
+        :mod:`artidyn.contact.event_driven`; one state; ``dt`` default 1 ms), compiled end to end,
+        with ``tau``, ``f_ext``, ``controller`` and ``constraints`` beside the contacts (a Python
+        ``tau(t, q, v)`` is called from the compiled loop). The result also holds ``contacts``,
+        ``contact_forces``, ``events`` and ``input_work``; a run whose energy outgrows the work of
+        its inputs by ``energy_tol`` stops with :class:`~artidyn.errors.SimulationError`.
 
     servo : :class:`artidyn.servo.ModelServo`, optional
         Servo-constraints (relations kept by regulated actuators along given directions, Appell):

@@ -1,0 +1,261 @@
+"""Scenes on the simulation pipeline, beside MuJoCo in the same run.
+
+Each scene runs on artidyn's compiled pipeline (``simulate`` / ``rollout`` with ``contact=``) and on
+MuJoCo (``mj_step`` in a Python loop, ``mujoco.rollout`` for batches), same models, same 1 ms step;
+best of several runs; the load average is printed. The scenes:
+
+- solo12 standing on four foot spheres under a compiled PD (feed-forward holding torques plus
+  kp = 20, kd = 0.5 on the 12 joints) for 1 s; MuJoCo: the same PD as ``general`` actuators
+  (force = kp ctrl - kp q - kd qdot) and the feed-forward in ``qfrc_applied``;
+- the same with the PD written as a Python function ``tau(t, q, v)`` (artidyn calls it from the
+  compiled loop; MuJoCo: a Python loop that sets ``qfrc_applied`` before each ``mj_step``);
+- the stack of three boxes of ``contact.py``;
+- the built-in four-bar (a closed chain) with a ball on its coupler falling onto a floor;
+  MuJoCo: the same chain with a ``connect`` equality;
+- 1000 solo12 contact rollouts of 0.2 s (perturbed joint angles) under the PD, against
+  ``mujoco.rollout`` with the same actuators.
+
+MuJoCo's contacts are soft (penetration of millimetres) and artidyn's rigid: the table prints the
+largest penetration beside the time. The smooth single runs and rollouts are in ``simulate.py``.
+
+Run: ``python benchmarks/scenes.py`` (about a minute after the warm-up).
+"""
+import os
+import sys
+import tempfile
+import time
+import warnings
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import artidyn as ad  # noqa: E402
+from artidyn.contact import ContactSettings  # noqa: E402
+from artidyn.geometry import Collision, HalfSpace, Sphere  # noqa: E402
+from artidyn.sim import PD  # noqa: E402
+from contact import (DT, FEET, MU, holding_torques, run_artidyn, run_mujoco, setup_mj,  # noqa: E402
+                     solo12_artidyn, solo12_mj_state, solo12_mujoco, stack_artidyn, stack_mujoco, standing_state)
+from simulate import erd_path, load_average, machine, pure_urdf_root, versions  # noqa: E402
+
+KP, KD = 20.0, 0.5
+
+
+def best(f, repeat=5):
+    out, t = None, np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = f()
+        t = min(t, time.perf_counter() - t0)
+    return t, out
+
+
+# --- solo12 under a PD ---------------------------------------------------------------------
+
+def with_pd_actuators(m_xml_root, model, q_ref):
+    """The MJCF with a PD ``general`` actuator on each of the 12 joints; (xml, ctrl)."""
+    act = ET.SubElement(m_xml_root, "actuator")
+    ctrl = []
+    for i in range(2, model.nb + 1):
+        name = model.joint_names[i]
+        ET.SubElement(act, "general", joint=name, gainprm=f"{KP}", biastype="affine", biasprm=f"0 {-KP} {-KD}",
+                      ctrllimited="false")
+        ctrl.append(q_ref[model.idx_q[i]])
+    return ET.tostring(m_xml_root, encoding="unicode"), np.array(ctrl)
+
+
+def solo12_mujoco_pd(root, model, q_ref):
+    import mujoco
+    m = solo12_mujoco(root)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.xml")
+        mujoco.mj_saveLastXML(path, m)
+        xml = ET.parse(path).getroot()
+    text, ctrl = with_pd_actuators(xml, model, q_ref)
+    m = mujoco.MjModel.from_xml_string(text)
+    setup_mj(m)
+    return m, ctrl
+
+
+def solo_scenes(rows):
+    import mujoco
+    with tempfile.TemporaryDirectory() as folder:
+        root = pure_urdf_root(erd_path("solo12"))
+        path = Path(folder) / "solo12.urdf"
+        path.write_text(ET.tostring(root, encoding="unicode"))
+        model = solo12_artidyn(path)
+        q0 = standing_state(model)
+        tau, _ = holding_torques(model, q0)
+        mj, ctrl = solo12_mujoco_pd(root, model, q0)
+    s = ContactSettings(friction=MU)
+    pd = PD(KP, KD, q0)
+    steps = 1000
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ad.simulate(model, q0, None, tau, t_final=0.005, dt=DT, contact=s, controller=pd)
+        t_art, res = best(lambda: ad.simulate(model, q0, None, tau, t_final=steps * DT, dt=DT, contact=s,
+                                              controller=pd))
+    act = np.asarray(model.actuated, dtype=float)
+
+    def law(t, q, v):
+        return tau + act * (KP * ad.difference(model, q, q0) - KD * v)
+
+    def law_fast(t, q, v, _e=np.zeros(model.nv)):          # the same law without the manifold difference
+        _e[6:] = q0[7:] - q[7:]
+        return tau + act * (KP * _e - KD * v)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t_py, res_py = best(lambda: ad.simulate(model, q0, None, law_fast, t_final=steps * DT, dt=DT, contact=s), 3)
+    qm, fm = solo12_mj_state(mj, model, q0, tau)
+    d = mujoco.MjData(mj)
+
+    def mj_run(python=False):
+        mujoco.mj_resetData(mj, d)
+        d.qpos[:], d.qfrc_applied[:], d.ctrl[:] = qm, fm, ctrl
+        if python:
+            d.ctrl[:] = 0.0
+            mj.actuator_gainprm[:, 0] = 0.0
+            mj.actuator_biasprm[:, 1:3] = 0.0
+        z = np.empty(steps)
+        for k in range(steps):
+            if python:     # the PD in Python, as a MuJoCo user writes a controller
+                e = ctrl - d.qpos[7:]
+                d.qfrc_applied[6:] = fm[6:] + KP * e - KD * d.qvel[6:]
+            mujoco.mj_step(mj, d)
+            z[k] = d.qpos[2]
+        return z
+
+    g0, b0 = mj.actuator_gainprm.copy(), mj.actuator_biasprm.copy()
+    t_mj, z_mj = best(mj_run)
+    t_mj_py, _ = best(lambda: mj_run(True))
+    mj.actuator_gainprm[:], mj.actuator_biasprm[:] = g0, b0
+    drift = float(np.max(np.abs(res.q[:, 2] - q0[2])))
+    rows.append(("solo12 standing, compiled PD", t_art / steps * 1e6, t_mj / steps * 1e6,
+                 f"base height drift {drift * 1e3:.3f} mm (MuJoCo {np.max(np.abs(z_mj - q0[2])) * 1e3:.3f} mm)"))
+    rows.append(("solo12 standing, PD as a Python function", t_py / steps * 1e6, t_mj_py / steps * 1e6,
+                 f"{t_py / t_art:.2f}x the compiled PD's run; max |q - q_PD| {np.max(np.abs(res_py.q - res.q)):.2g}"))
+    # 1000 rollouts
+    N, n_roll = 1000, 200
+    rng = np.random.default_rng(0)
+    Q = np.repeat(q0[None], N, axis=0)
+    Q[:, 7:] += rng.normal(0.0, 0.05, (N, 12))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ad.rollout(model, Q[:4], None, tau, t_final=0.005, dt=DT, contact=s, controller=pd)
+        t_r, R = best(lambda: ad.rollout(model, Q, None, tau, t_final=n_roll * DT, dt=DT, contact=s, controller=pd,
+                                         record=("q", "v")), 3)
+    from mujoco import rollout as mjr
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    nstate = mujoco.mj_stateSize(mj, spec)
+    X0 = np.zeros((N, nstate))
+    for n in range(N):
+        mujoco.mj_resetData(mj, d)
+        qn, _ = solo12_mj_state(mj, model, Q[n], tau)
+        d.qpos[:] = qn
+        mujoco.mj_getState(mj, d, X0[n], spec)
+    d.qfrc_applied[:] = fm
+    ctrl_all = np.repeat(ctrl[None, None], N, axis=0)
+    datas = [mujoco.MjData(mj) for _ in range(os.cpu_count() or 1)]
+    for x in datas:
+        x.qfrc_applied[:] = fm
+    mjr.rollout(mj, datas, X0[:4], ctrl_all[:4], nstep=5)
+    t_mr, _ = best(lambda: mjr.rollout(mj, datas, X0, ctrl_all, nstep=n_roll), 3)
+    rows.append((f"{N} solo12 rollouts x {n_roll} steps, PD", t_r / (N * n_roll) * 1e6, t_mr / (N * n_roll) * 1e6,
+                 f"per run-step; status all 0: {bool(np.all(R.stats['status'] == 0))}"))
+
+
+# --- the box stack ----------------------------------------------------------------------------
+
+def stack_scene(rows):
+    model, q0 = stack_artidyn()
+    art = run_artidyn(model, q0, 0.0, 1.0, ["box0", "box1", "box2"])
+    muj = run_mujoco(stack_mujoco(), np.r_[[0, 0, 0.05, 1, 0, 0, 0], [0, 0, 0.15, 1, 0, 0, 0], [0, 0, 0.25, 1, 0, 0, 0]],
+                     0.0, 1000, ["box0", "box1", "box2"])
+    rows.append(("stack of three boxes", art[0], muj[0], f"penetration {art[1] * 1e3:.2g} mm (MuJoCo {muj[1] * 1e3:.2g} mm)"))
+
+
+# --- a closed chain touching the ground -----------------------------------------------------------
+
+FOURBAR_MJCF = """<mujoco model="fourbar">
+  <option timestep="0.001" gravity="0 -9.81 0" integrator="Euler"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="0 0 1" zaxis="0 1 0" pos="0 {floor} 0" friction="0.5 0.005 0.0001"/>
+    <body name="crank" euler="0 0 90">
+      <joint name="crank" type="hinge" axis="0 0 1"/>
+      <inertial pos="0.5 0 0" mass="1" diaginertia="0.001 0.08333333 0.08333333"/>
+      <body name="coupler" pos="1 0 0" euler="0 0 {th2}">
+        <joint name="coupler" type="hinge" axis="0 0 1"/>
+        <inertial pos="1.5 0 0" mass="1" diaginertia="0.001 0.75 0.75"/>
+        <geom name="knob" type="sphere" size="0.1" pos="1.5 0 0" friction="0.5 0.005 0.0001"/>
+        <body name="rocker" pos="3 0 0" euler="0 0 {th3}">
+          <joint name="rocker" type="hinge" axis="0 0 1"/>
+          <inertial pos="1.25 0 0" mass="1" diaginertia="0.001 0.52083333 0.52083333"/>
+          <site name="tool" pos="2.5 0 0"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <equality><connect site1="tool" site2="pivot"/></equality>
+</mujoco>"""
+
+
+def fourbar_scene(rows):
+    import mujoco
+    model = ad.load("fourbar")
+    q = ad.neutral(model)
+    at = np.eye(4)
+    at[:3, 3] = (1.5, 0.0, 0.0)
+    y = (ad.body_placements(model, q)[2] @ at)[1, 3]
+    floor = y - 0.1 - 0.02
+    model = model.replace(collisions=[Collision("floor", 0, HalfSpace((0.0, 1.0, 0.0), floor), np.eye(4)),
+                                      Collision("knob", 2, Sphere(0.1), at)])
+    loop = ad.constraints.from_model(model)
+    s = ContactSettings(friction=0.5)
+    steps = 1000
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ad.simulate(model, q, None, t_final=0.005, dt=DT, contact=s, constraints=loop)
+        t_art, res = best(lambda: ad.simulate(model, q, None, t_final=steps * DT, dt=DT, contact=s, constraints=loop))
+    phi = max(float(np.abs(ad.constraints.constraint_rows(model, x, np.zeros(3), loop).phi).max()) for x in res.q)
+    xml = FOURBAR_MJCF.format(floor=floor, th2=np.degrees(-1.0586351336087465), th3=np.degrees(-1.9283674304404068))
+    xml = xml.replace('<worldbody>', '<worldbody>\n    <site name="pivot" pos="3 0 0"/>')
+    mj = mujoco.MjModel.from_xml_string(xml)
+    mj.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_AUTORESET)
+    d = mujoco.MjData(mj)
+
+    def run():
+        mujoco.mj_resetData(mj, d)
+        worst = 0.0
+        for _ in range(steps):
+            mujoco.mj_step(mj, d)
+        return worst
+    t_mj, _ = best(run)
+    mujoco.mj_resetData(mj, d)
+    gap = 0.0
+    for _ in range(steps):
+        mujoco.mj_step(mj, d)
+        gap = max(gap, float(np.linalg.norm(d.efc_pos[:3])) if d.nefc else 0.0)
+    rows.append(("four-bar with its coupler on the floor", t_art / steps * 1e6, t_mj / steps * 1e6,
+                 f"loop residual {phi:.1e} m (MuJoCo's soft loop: up to {gap:.1e})"))
+
+
+def main():
+    print(f"machine: {machine()}")
+    print(f"versions: {versions()}")
+    print(f"load average before: {load_average()}")
+    rows = []
+    solo_scenes(rows)
+    stack_scene(rows)
+    fourbar_scene(rows)
+    print(f"load average after: {load_average()}")
+    print()
+    print(f"{'scene':46s} {'artidyn us/step':>16s} {'MuJoCo us/step':>15s} {'ratio':>7s}  notes")
+    for name, a, m, note in rows:
+        print(f"{name:46s} {a:16.2f} {m:15.2f} {a / m:7.2f}  {note}")
+
+
+if __name__ == "__main__":
+    main()
