@@ -172,9 +172,10 @@ def solo_scenes(rows):
 def stack_scene(rows):
     model, q0 = stack_artidyn()
     art = run_artidyn(model, q0, 0.0, 1.0, ["box0", "box1", "box2"])
-    muj = run_mujoco(stack_mujoco(), np.r_[[0, 0, 0.05, 1, 0, 0, 0], [0, 0, 0.15, 1, 0, 0, 0], [0, 0, 0.25, 1, 0, 0, 0]],
-                     0.0, 1000, ["box0", "box1", "box2"])
-    rows.append(("stack of three boxes", art[0], muj[0], f"penetration {art[1] * 1e3:.2g} mm (MuJoCo {muj[1] * 1e3:.2g} mm)"))
+    qpos = np.r_[[0, 0, 0.05, 1, 0, 0, 0], [0, 0, 0.15, 1, 0, 0, 0], [0, 0, 0.25, 1, 0, 0, 0]]
+    muj = run_mujoco(stack_mujoco(), qpos, 0.0, 1000, ["box0", "box1", "box2"])
+    rows.append(("stack of three boxes", art[0], muj[0],
+                 f"penetration {art[1] * 1e3:.2g} mm (MuJoCo {muj[1] * 1e3:.2g} mm)"))
 
 
 # --- a closed chain touching the ground -----------------------------------------------------------

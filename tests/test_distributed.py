@@ -83,6 +83,28 @@ def test_rollout_equal_in_process(client, states):
     assert got.method == ref.method and got.q.shape[:2] == (9, 51)
 
 
+def test_contact_rollout_over_dask_equals_in_process(client):
+    """A contact scene (balls dropped on the ground under a PD) in chunks on the workers: the numbers
+    of the in-process rollout (to the rounding of the compiled Delassus products)."""
+    from artidyn.contact import ContactSettings
+    from artidyn.geometry import HalfSpace, Sphere
+    from artidyn.sim import PD
+    b = ad.ModelBuilder("ball")
+    b.add_body("ball", "world", "free", mass=1.0, inertia=np.eye(3) * 4e-3)
+    b.add_collision("ball", Sphere(0.1))
+    b.add_collision("world", HalfSpace())
+    m = b.build()
+    Q = np.repeat(ad.neutral(m)[None], 7, axis=0)
+    Q[:, 2] = np.linspace(0.11, 0.3, 7)
+    kw = dict(t_final=0.05, contact=ContactSettings(friction=0.5), controller=PD(10.0, 1.0, Q[0]))
+    ref = ad.rollout(m, Q, None, **kw)
+    got = dist.rollout(m, Q, None, chunk=3, **kw)
+    np.testing.assert_allclose(got.q, ref.q, atol=1e-12, rtol=0)
+    np.testing.assert_allclose(got.contact_forces, ref.contact_forces, atol=1e-8, rtol=0)
+    np.testing.assert_array_equal(got.stats["status"], 0)
+    assert got.method == "moreau_jean" and got.q.shape == (7, 51, 7)
+
+
 def test_rollout_limit_events_counted_in_the_batch(client):
     m = ad.load("ur5_robot")
     Q0 = np.tile(ad.neutral(m), (5, 1))

@@ -28,12 +28,15 @@ _DROPPED = {"collisions": (), "collision_exclusions": (), "meshes": {}}
 
 # --- the model ---------------------------------------------------------------------------------
 
-def lean_model(model):
-    """A copy of ``model`` for the workers: no collision shapes, meshes nor caches.
+def lean_model(model, shapes=False):
+    """A copy of ``model`` for the workers: no collision shapes, meshes nor caches (``shapes``:
+    the collision shapes kept, for contact runs).
 
     The dynamics and kinematics do not read them; they are most of a robot's pickle (talos_full_v2:
     0.92 MB with its meshes and collision shapes, 0.06 MB without).
     """
+    if shapes:
+        return model
     lean = _LEAN.get(model)
     if lean is None:
         fields = model.__dict__
@@ -42,13 +45,14 @@ def lean_model(model):
     return lean
 
 
-def model_future(client, model):
+def model_future(client, model, shapes=False):
     """The Future of the lean copy of ``model`` on every worker of ``client`` (scattered once)."""
     held = _SCATTERED.setdefault(model, {})
-    fut = held.get(client.id)
+    key = (client.id, bool(shapes))
+    fut = held.get(key)
     if fut is None or fut.status in ("cancelled", "lost", "error"):
-        fut = client.scatter(lean_model(model), broadcast=True, hash=False)
-        held[client.id] = fut
+        fut = client.scatter(lean_model(model, shapes), broadcast=True, hash=False)
+        held[key] = fut
     return fut
 
 
@@ -144,7 +148,7 @@ def _first_error(futures):
 
 # --- running a batch ---------------------------------------------------------------------------
 
-def run_numpy(client, fn, model, batched, shared, N, chunk, label):
+def run_numpy(client, fn, model, batched, shared, N, chunk, label, shapes=False):
     """The chunks of NumPy inputs as tasks; the list of per-chunk results (in order).
 
     ``batched``: {name: (array, axis)}, cut along ``axis`` into chunks of ``chunk`` states.
@@ -154,7 +158,7 @@ def run_numpy(client, fn, model, batched, shared, N, chunk, label):
     pieces = [tuple(np.ascontiguousarray(_take(a, ax, s, e)) for a, ax in batched.values()) for s, e in parts]
     for attempt in range(1 + RETRIES):
         try:
-            return _submit_all(client, fn, model, names, shared, N, label, parts, pieces)
+            return _submit_all(client, fn, model, names, shared, N, label, parts, pieces, shapes)
         except Exception as exc:          # a worker that died takes its chunks and the scattered data with it
             if not _worker_lost(exc):
                 raise
@@ -162,7 +166,7 @@ def run_numpy(client, fn, model, batched, shared, N, chunk, label):
                 raise WorkerLost(f"{label}: a Dask worker died while computing the batch ({type(exc).__name__}: "
                                  f"{exc}), again after {RETRIES} retr{'y' if RETRIES == 1 else 'ies'} of the whole "
                                  f"batch; look at the workers' logs (memory_limit, a crash in a task?)") from None
-            _SCATTERED.get(model, {}).pop(client.id, None)   # scattered anew: it may have gone with the worker
+            _SCATTERED.get(model, {}).pop((client.id, shapes), None)   # scattered anew: it may have left with a worker
 
 
 RETRIES = 1     # the chunks are pure: a batch a dead worker interrupted is computed again once
@@ -180,10 +184,10 @@ def _worker_lost(exc):
     return isinstance(exc, KilledWorker) or type(exc).__name__ in names
 
 
-def _submit_all(client, fn, model, names, shared, N, label, parts, pieces):
+def _submit_all(client, fn, model, names, shared, N, label, parts, pieces, shapes=False):
     from distributed import wait
 
-    mf = model_future(client, model)
+    mf = model_future(client, model, shapes)
     data = client.scatter(pieces, hash=False)
     futs = [client.submit(call_chunk, k, d, fn=fn, model=mf, names=names, shared=shared, start=s, stop=e, N=N,
                           label=label, pure=False)
@@ -193,7 +197,7 @@ def _submit_all(client, fn, model, names, shared, N, label, parts, pieces):
     return client.gather(futs)
 
 
-def run_dask(client, fn, model, batched, shared, N, chunks, label):
+def run_dask(client, fn, model, batched, shared, N, chunks, label, shapes=False):
     """The blocks of Dask inputs as delayed tasks (lazy); the list of per-chunk delayed results.
 
     ``chunks``: the sizes of the chunks along the batch axis; every batched input is rechunked to
@@ -202,7 +206,7 @@ def run_dask(client, fn, model, batched, shared, N, chunks, label):
     import dask
     import dask.array as da
 
-    mf = model_future(client, model)
+    mf = model_future(client, model, shapes)
     names = tuple(batched)
     blocks = []
     for a, ax in batched.values():

@@ -21,7 +21,8 @@ def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", ch
 
     ``chunk``: runs per task; default: the runs spread over twice the cluster's threads, at most
     1000 per task. ``options``: the other arguments of :func:`artidyn.rollout` (``f_ext``,
-    ``controller``, ``record_every``, ``record`` ...). With Dask arrays for ``q0`` / ``v0`` /
+    ``controller``, ``record_every``, ``record``, ``contact``, ``constraints`` ...: a contact
+    rollout runs the compiled pipeline in each task). With Dask arrays for ``q0`` / ``v0`` /
     ``tau`` the result is lazy: ``q``, ``v``, ``a``, ``tau``, ``energy`` and ``stats`` hold Dask
     arrays (N, S, ...) and ``wall_time`` is None; :func:`compute` makes an ordinary result.
     A failed run raises the SimulationError of its chunk (the chunk's partial result attached).
@@ -40,9 +41,14 @@ def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", ch
         return fn(model, q0, v0, tau, t_final, dt, method, f_ext=f_ext, **options)
     first = _first_state(q0)
     Q1, _ = as_q(model, first, "q0")
-    if method == "auto":
-        method = auto_method(model, Q1[0], options.get("friction", True))
-    grid, t_out = _grids(model, Q1, t_final, dt, method, options.get("t_eval"), options.get("record_every", 1))[:2]
+    if options.get("contact") is not None or method == "moreau_jean":     # the contact pipeline: 1 ms default
+        from ..sim.simulate import time_grid
+        method, dt = "moreau_jean", 1e-3 if dt is None else dt
+        grid = t_out = time_grid(t_final, dt)
+    else:
+        if method == "auto":
+            method = auto_method(model, Q1[0], options.get("friction", True))
+        grid, t_out = _grids(model, Q1, t_final, dt, method, options.get("t_eval"), options.get("record_every", 1))[:2]
     if method != "dopri5":
         dt = grid[1] - grid[0]
     batched, shared = _split(runs, N, int(grid.size - 1))
@@ -51,14 +57,15 @@ def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", ch
     chunk = check_chunk(chunk, label) if chunk is not None else None
     if not any(is_dask(a) for a, _ in batched.values()):
         start = time.perf_counter()
-        parts = run_numpy(client, _quiet_rollout, model, batched, shared, N, chunk or _default_chunk(client, N), label)
+        parts = run_numpy(client, _quiet_rollout, model, batched, shared, N, chunk or _default_chunk(client, N), label,
+                          shapes=method == "moreau_jean")
         result = merge(parts, time.perf_counter() - start)
         _warn_limits(model, result.limit_events)
         return result
     from ._core import dask_chunks
 
     chunks = dask_chunks(batched, chunk, N, _default_chunk(client, N))
-    tasks = run_dask(client, _quiet_rollout, model, batched, shared, N, chunks, label)
+    tasks = run_dask(client, _quiet_rollout, model, batched, shared, N, chunks, label, shapes=method == "moreau_jean")
     return _lazy_result(SimulationResult, model, tasks, chunks, t_out, method, dt, options)
 
 
@@ -111,11 +118,18 @@ def merge(parts, wall):
            for k in ("q", "v", "a", "tau")}
     energy = None if first.energy is None else Energy(*(np.concatenate([p.energy[j] for p in parts])
                                                          for j in range(3)))
-    stats = {k: np.concatenate([p.stats[k] for p in parts]) for k in first.stats}
+    stats = {k: np.concatenate([p.stats[k] for p in parts]) if np.ndim(first.stats[k]) else first.stats[k]
+             for k in first.stats}                                           # per run, or one (a route's name)
     events = [e._replace(run=e.run + int(o)) for p, o in zip(parts, offsets) for e in p.limit_events]
-    return SimulationResult(t=first.t, energy=energy, model_name=first.model_name, q_names=first.q_names,
-                            v_names=first.v_names, method=first.method, dt=first.dt, limit_events=events,
-                            stats=stats, wall_time=wall, conservative=all(p.conservative for p in parts), **cat)
+    out = SimulationResult(t=first.t, energy=energy, model_name=first.model_name, q_names=first.q_names,
+                           v_names=first.v_names, method=first.method, dt=first.dt, limit_events=events,
+                           stats=stats, wall_time=wall, conservative=all(p.conservative for p in parts), **cat)
+    for k in ("contact_forces", "input_work", "constraint_forces", "drift"):     # contact rollouts
+        if getattr(first, k, None) is not None:
+            setattr(out, k, np.concatenate([getattr(p, k) for p in parts]))
+    if hasattr(first, "contact_body_names"):
+        out.contact_body_names = first.contact_body_names
+    return out
 
 
 # --- helpers -----------------------------------------------------------------------------------
