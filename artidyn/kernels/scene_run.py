@@ -20,6 +20,7 @@ step on the readable route and resumes); a full contact log returns ``FULL``.
 import numba as nb
 import numpy as np
 
+from ..checks import MAX_STATE
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import scratch as c_scratch
 from .constrained_sim import project
@@ -32,7 +33,7 @@ from .spatial import all_finite, load_q
 from .stepping import controller_torque, input_vector, input_wrenches
 from .types import FRICTION, HAS_FEXT
 
-PY_ERROR, DIVERGED, NOT_ASSEMBLED = 7, 8, 9     # return codes beyond those of .contact_sim
+PY_ERROR, DIVERGED, NOT_ASSEMBLED, PY_RANGE = 7, 8, 9, 10     # return codes beyond those of .contact_sim
 PY_TAU, PY_FEXT = 1, 2                          # bits of ``python``: which inputs are Python functions
 # PR (settings of the run, float): projection tolerance, its most iterations, balance tolerance,
 # energy scale (the floor of the balance), the first step of the balance check
@@ -171,6 +172,9 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
                 return PY_ERROR
             for c in range(nv):
                 tau[c] = X[o + c]
+                if not abs(tau[c]) <= MAX_STATE:          # NaN fails the comparison too
+                    info[I_STEP], info[I_CODE], info[I_NC], info[I_NL] = k, PY_RANGE, nc, nlim
+                    return PY_RANGE
             if python & PY_FEXT:
                 o += nv
                 for i in range(Fs.shape[0]):

@@ -17,6 +17,7 @@ energy, the absolute work of the inputs) stops with :class:`~artidyn.errors.Simu
 """
 import numpy as np
 
+from ..checks import MAX_STATE
 from ..errors import InputError, SimulationError
 from ..firstuse import clock
 
@@ -120,6 +121,10 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
                 continue
             if code == R.PY_ERROR:
                 raise R.PYTHON_ERROR[0]
+            if code == R.PY_RANGE:
+                o = model.nq + model.nv + 3 * (model.nb + 1)          # tau in the exchange buffer
+                raise InputError(f"tau(t, q, v) returned NaN, infinite or huge values (beyond +/-{MAX_STATE:g}) at "
+                                 f"t = {k * h:.6g} s (step {k}): with the other inputs, tau = {X[o:o + model.nv]}")
             if code == K.CODE_FALLBACK:      # this step on the readable route, then on again
                 fallback.append(k)
                 qk, vk = out_q[k].copy(), out_v[k].copy()

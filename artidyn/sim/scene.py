@@ -157,14 +157,25 @@ class Inputs:
             x.flags.writeable = False
             views.append(x)
         q, v, forces = views
-        return X, (lambda t: self.call_python(t, q, v, forces, tau, fext))
+        fn, shape, f64, add = self.tau_fn, tau.shape, np.float64, np.add
+        if fn is None or self.f_fn is not None or self.forces_arg:
+            return X, (lambda t: self.call_python(t, q, v, forces, tau, fext))
 
-    def call_python(self, t, q, v, forces, tau, fext):
+        def call(t):            # the common case, short: tau(t, q, v) returning a float array (nv,)
+            out = fn(t, q, v)
+            if type(out) is np.ndarray and out.shape == shape and out.dtype == f64:
+                add(tau, out, out=tau)      # its range is checked by the compiled loop (PY_RANGE)
+            else:
+                self.call_python(t, q, v, forces, tau, fext, out)
+        return X, call
+
+    def call_python(self, t, q, v, forces, tau, fext, out=None):
         """The user's functions at (t, q, v): tau += tau_fn(...), fext <- f_fn(...), checked (q, v,
         forces read-only; a float array (nv,) of finite values takes the short path)."""
         fn = self.tau_fn
         if fn is not None:
-            out = fn(t, q, v, forces) if self.forces_arg else fn(t, q, v)
+            if out is None:
+                out = fn(t, q, v, forces) if self.forces_arg else fn(t, q, v)
             if type(out) is np.ndarray and out.shape == tau.shape and out.dtype == np.float64 and \
                     _ABS_MAX(out) <= _MAX_STATE:           # NaN fails the comparison
                 tau += out
