@@ -271,3 +271,16 @@ def test_energy_balance_holds_on_sane_runs(solo):
                     controller=PD(20.0, 0.5, q))
     gain = (r.energy.total - r.energy.total[0]) - r.input_work
     assert gain.max() < 1e-3 * model.total_mass * G
+
+
+def test_flags_given_as_arrays_are_refused_by_name():
+    model = ball()
+    q = ad.neutral(model)
+    flag = np.array([True, False])
+    for call in (lambda: ad.simulate(model, q, None, t_final=0.01, friction=flag),
+                 lambda: ad.simulate(model, q, None, t_final=0.01, contact=ContactSettings(), projection=flag),
+                 lambda: ad.rollout(model, np.stack([q, q]), None, t_final=0.01, friction=flag),
+                 lambda: ad.aba(model, q, np.zeros(6), np.zeros(6), friction=flag),
+                 lambda: ad.rnea(model, q, np.zeros(6), np.zeros(6), friction=flag)):
+        with pytest.raises(ad.InputError, match="must be True or False"):
+            call()

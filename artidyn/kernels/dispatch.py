@@ -230,7 +230,7 @@ def rnea(model, q, v, a, f_ext=None, friction=True):
         cache = model._cache
     except AttributeError:      # not a Model: the reference code names the mistake
         return None
-    opts = FRICTION if friction else 0
+    opts = FRICTION if (friction is True or (friction is not False and _flag(friction))) else 0
     if f_ext is None:               # one state of float64 arrays: the C call, ~0.5 us less than numba's
         c = cache.get(_C_RNEA[opts])
         if c is None:
@@ -259,7 +259,7 @@ def aba(model, q, v, tau, f_ext=None, friction=True):
         cache = model._cache
     except AttributeError:      # not a Model: the reference code names the mistake
         return None
-    opts = FRICTION if friction else 0
+    opts = FRICTION if (friction is True or (friction is not False and _flag(friction))) else 0
     if f_ext is None:
         c = cache.get(_C_ABA[opts])
         if c is None:
@@ -407,7 +407,7 @@ def hybrid_dynamics(model, q, v, a, tau, mask, known, f_ext=None, friction=True)
         return None
     if B is None:
         B = packed(model)
-    opts = FRICTION if friction else 0
+    opts = FRICTION if (friction is True or (friction is not False and _flag(friction))) else 0
     z = _zeros_v(model)
     a = z if a is None else a
     tau = z if tau is None else tau
@@ -505,3 +505,10 @@ def jacobian(model, q, body, Tf, expressed="world"):
     except (AttributeError, TypeError):
         pass
     return _batch(model, JACOBIAN, q, body=body, Tf=Tf, opts=opts, shape=(6, model.nv))
+
+
+def _flag(x):
+    """``friction`` given as something else than True / False: a bool, or the InputError of
+    :func:`artidyn.errors.check_flag` (an array's truth value would leak numpy's words)."""
+    from ..errors import check_flag
+    return check_flag(x, "friction")

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..checks import MAX_STATE
 from ..configuration import _joint_at_q, as_batch, as_q
-from ..errors import InputError, ShapeError, SimulationError, check_count, check_number
+from ..errors import InputError, ShapeError, SimulationError, check_count, check_flag, check_number
 from ..firstuse import clock
 from ..joints import CYLINDRICAL, FREE, SPHERICAL
 from ..kernels.dispatch import kernels_enabled
@@ -607,6 +607,9 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         step underflowed: the message names the time, step and joint and what to try; the
         partial result is ``error.result``.
     """
+    friction = check_flag(friction, "simulate: friction")
+    projection = check_flag(projection, "simulate: projection")
+    progress = None if progress is None else check_flag(progress, "simulate: progress (or None)")
     if servo is not None:
         if contact is not None or constraints is not None or controller is not None:
             raise InputError("simulate with servo=: contact=, constraints= and controller= are not supported together "
@@ -691,6 +694,8 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
     pipeline, with the contact forces per body ``(N, S, nb + 1, 3)`` and ``stats["status"]`` per
     run (0: ok); each run equals its single :func:`simulate` bit for bit.
     """
+    friction = check_flag(friction, "rollout: friction")
+    projection = check_flag(projection, "rollout: projection")
     if contact is not None or method == "moreau_jean":
         from .contact_run import simulate_contact
         if method not in ("auto", "moreau_jean"):
