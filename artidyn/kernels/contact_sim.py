@@ -28,6 +28,7 @@ from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import (add_jacobian, cholesky, cholesky_solve, correction, delassus, dof_parents, solve_m,
                           solve_ut, subtree_sizes, utdu)
 from .constrained_sim import rows_state
+from .broadphase import overlap, world_bounds
 from .contact_admm import NOT_PSD, admm
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .crba import crba_state, matrix_finite
@@ -85,7 +86,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q
     step's contacts, then of its limits) starts the solver; energy (2) <- the kinetic and potential
     energy at (q, v). A return code."""
     (M, D, dis, lam_dof, sub, nle, zeros, vfree, tmp, Wsh, T4, Jall, Y, span, Gbuf, lam, bvec, mu, ev, Wk,
-     ldof, lside, lgap, info, Gr, Xb) = S
+     ldof, lside, lgap, info, Gr, Xb, AB) = S
     K, TF, Sc, phib, Gb, dropped, lam_b = CN
     mb = phib.shape[0]
     nv, ns = M.shape[0], SH.shape[0]
@@ -119,9 +120,12 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q
                     Wsh[s, r, c] = PL[s, r, c]
         else:
             frame_state(B, body, PL[s], Wsh[s])
+    world_bounds(SH, Wsh, HULL[0], AB)             # the broad phase: pairs whose boxes overlap go on
     kc = 0
     for p in range(PAIRS.shape[0]):
         a, b = PAIRS[p, 0], PAIRS[p, 1]
+        if not overlap(SH, AB, a, b, margin):
+            continue
         k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin, HULL)
         if k1 == FULL:
             return CODE_FULL
@@ -267,7 +271,9 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q
 @nb.njit
 def scratch(B, cap, m_max, nl_max, ns, mb=0):
     """The step's scratch for ``cap`` candidate contacts, ``m_max`` rows of contacts and limits,
-    ``nl_max`` limit sides, ``ns`` shapes and ``mb`` bilateral rows."""
+    ``nl_max`` limit sides, ``ns`` shapes and ``mb`` bilateral rows. Its size goes as (3 cap)^2
+    (the Delassus matrix): the loop (:func:`.scene_run.contact_run`) starts with room for a few
+    contacts and grows it when a step finds more (``CODE_FULL``, the step taken again)."""
     nv = int(B[0, IV])
     ns_rows = 3 * max(cap, 1) + 3 * nl_max + mb
     lam_dof = np.zeros(nv, np.int64)
@@ -279,7 +285,7 @@ def scratch(B, cap, m_max, nl_max, ns, mb=0):
             np.zeros(nv), np.zeros((ns, 4, 4)), np.eye(4), np.zeros((ns_rows, nv)), np.zeros((m, nv)),
             np.zeros((m, 3), np.int64), np.zeros(m * m), np.zeros(m), np.zeros(m), np.zeros(m // 3 + 1),
             np.zeros(m // 3 + 1), np.zeros((7, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
-            np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)))
+            np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)), np.zeros((ns, 6)))
 
 
 IMPACT, LIFT_OFF, SLIP, STICK, LIMIT = 0, 1, 2, 3, 4

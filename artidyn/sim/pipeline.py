@@ -93,7 +93,7 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
     out_q, out_v, out_a, out_tau, forces, energy = Out_q[0], Out_v[0], Out_a[0], Out_tau[0], Forces[0], Energy_[0]
     residual, iters, lam, drift, info, Fs = Residual[0], Iters[0], Lam[0], Drift[0], Info[0], FS[0]
     OFF, LOFF = np.zeros(S + 1, dtype=np.int64), np.zeros(S + 1, dtype=np.int64)
-    guess = max(16, min(P.cap * S, 1 << 20))
+    guess = max(64, min(P.cap * S, 1 << 14))        # the log grows (FULL) as the run finds contacts
     CI, CF = np.empty((guess, 3), dtype=np.int64), np.empty((guess, K.CFW))
     LI, LF = np.zeros(max(16, S // 8), dtype=np.int64), np.zeros((max(16, S // 8), 3))
     X, call = inp.exchange()
