@@ -31,6 +31,7 @@ from .constrained_sim import rows_state
 from .broadphase import overlap, world_bounds
 from .contact_admm import NOT_PSD, admm
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
+from .contact_rows import SE, SMU
 from .crba import crba_state, matrix_finite
 from .energy import energy_after_dynamics
 from .kinematics import frame_state
@@ -59,6 +60,20 @@ def _frame(n0, n1, n2):
     s = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
     t0, t1, t2 = t0 / s, t1 / s, t2 / s
     return t0, t1, t2, n1 * t2 - n2 * t1, n2 * t0 - n0 * t2, n0 * t1 - n1 * t0
+
+
+@nb.njit
+def _laws(SH, ST, pair, ns):
+    """(mu, e) of the contacts of shapes a, b (pair = a ns + b): each shape's own (SH's columns
+    SMU, SE) or the settings' where it has none (NaN), the larger of the two
+    (:func:`artidyn.geometry.shapes.pair_parameters`)."""
+    a, b = pair // ns, pair % ns
+    fa, fb, ea, eb = SH[a, SMU], SH[b, SMU], SH[a, SE], SH[b, SE]
+    fa = ST[S_MU] if fa != fa else fa
+    fb = ST[S_MU] if fb != fb else fb
+    ea = ST[S_E] if ea != ea else ea
+    eb = ST[S_E] if eb != eb else eb
+    return max(fa, fb), max(ea, eb)
 
 
 @nb.njit
@@ -199,8 +214,8 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q
     G = Gbuf[:m * m].reshape((m, m))
     delassus(M, lam_dof, J, dis, Y[:m], span[:m], G)
     for c in range(na + nl):
-        if c < na:
-            mu[c], ev[c] = ST[S_MU], ST[S_E]
+        if c < na:            # the pair's laws: as artidyn.contact.moreau_jean.contact_laws
+            mu[c], ev[c] = _laws(SH, ST, CI[c, 2] // 64, ns)
         else:
             mu[c], ev[c] = 0.0, ST[S_LE]
     for r in range(m):

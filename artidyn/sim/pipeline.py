@@ -77,7 +77,7 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
     limits, event tuples (sample, kind, a, b), fallback steps); a failure raises SimulationError
     with the partial dict as ``error.result``."""
     from ..contact.compiled import ContactLog, _stored_step
-    from ..contact.moreau_jean import NO_LIMITS, SLIP_TOL, ActiveLimits, moreau_jean_step
+    from ..contact.moreau_jean import NO_LIMITS, SLIP_TOL, ActiveLimits, any_friction, moreau_jean_step
     from ..kernels import contact_sim as K
     from ..kernels import scene_run as R
 
@@ -148,7 +148,7 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
               ActiveLimits(LI[LOFF[k]:LOFF[k + 1]].copy(), LF[LOFF[k]:LOFF[k + 1], 0].copy(),
                            LF[LOFF[k]:LOFF[k + 1], 1].copy(), LF[LOFF[k]:LOFF[k + 1], 2].copy())
               for k in range(S)] if nl else None
-    events = K.contact_events(OFF, CI, CF, LOFF, LI, LF, S, model.nb + 1, s.friction > 0, SLIP_TOL)
+    events = K.contact_events(OFF, CI, CF, LOFF, LI, LF, S, model.nb + 1, any_friction(model, s), SLIP_TOL)
     out = _outputs(out_q, out_v, out_a, out_tau, energy, forces, residual, iters, lam, drift, S)
     out.update(contacts=ContactLog(OFF, CI, CF), limits=limits, events=events.tolist(), fallback=fallback)
     return out
