@@ -27,17 +27,16 @@ G = 9.81
 # --- memory: the scratch sized by the contacts found ------------------------------------------
 
 def test_49_resting_cubes_run_in_little_memory():
-    """49 cubes resting on the ground side by side: the candidate pairs (every cube with every
+    """49 cubes resting in layers on the ground: the candidate pairs (every cube with every
     other) could give 49 * 8 + 1176 * 16 contacts, a Delassus matrix of (3 * 19208)^2 floats
-    (26 GiB) if the scratch were sized by them; it holds the 196 found."""
+    (26 GiB) if the scratch were sized by them; it holds the few hundred found."""
     from artidyn.contact.compiled import packed_shapes
     model, q = pile(49, "box", gap=0.002)
     assert packed_shapes(model)[4] == 49 * 8 + 49 * 48 // 2 * 16
     r = simulate_contact(model, q, np.zeros(model.nv), 0.0, 0.01, 1e-3, ContactSettings(friction=0.5),
                          route="compiled")
-    assert all(len(c.gap) == 49 * 4 for c in r.contacts)
-    z = r.q[-1].reshape(49, 7)[:, 2]
-    np.testing.assert_allclose(z, 0.05, atol=1e-4)            # they stay where they rest
+    assert 0 < max(len(c.gap) for c in r.contacts) < 1000
+    np.testing.assert_allclose(r.q[-1], q, atol=1e-3)          # they stay where they rest
 
 
 def test_growing_scratch_and_broad_phase_keep_the_reference_results():
