@@ -12,7 +12,7 @@ import numpy as np
 
 from .checks import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from .errors import InputError, ModelError, check_rigid, check_vector, unknown_name
-from .geometry.shapes import SHAPES, Collision, Shape, check_mask
+from .geometry.shapes import SHAPES, Collision, Shape, check_coefficient, check_mask
 from .joints import (COMPOSITES, CYLINDRICAL, FLAT, FREE, HELICAL, JOINT_CODES, NQ, NV, REVOLUTE, SPHERICAL,
                      motion_subspace, plane_axes)
 from .model import Frame, LoadReport, Model, check_spatial_inertias
@@ -126,6 +126,7 @@ class ModelBuilder:
         self.constraint_specs = []  # ConstraintSpec records (loop closures), checked by build()
         self._collisions = []  # (name, body or frame name, shape, placement)
         self._masks = {}       # collision name -> (contype, conaffinity), when not (1, 1)
+        self._laws = {}        # collision name -> (friction, restitution), when either is its own
         self._exclusions = []  # (body or frame name, body or frame name)
 
     def _where(self, what):
@@ -327,7 +328,7 @@ class ModelBuilder:
         return self._known(name) or name in self._frame_names
 
     def add_collision(self, body, shape, *, xyz=None, rpy=None, placement=None, name=None, contype=1,
-                      conaffinity=1):
+                      conaffinity=1, friction=None, restitution=None):
         """Attach a collision ``shape`` to ``body``; returns the collision's name.
 
         ``body`` is a body name, a frame name, or the world (``"world"``: fixed scenery such as the
@@ -336,8 +337,12 @@ class ModelBuilder:
         that absorbs it, with the composed placement. ``name`` defaults to ``"<body>_<k>"``.
         ``contype`` and ``conaffinity`` (non-negative int bit masks, default 1 and 1) filter pairs
         as MuJoCo does: two shapes may touch when ``(contype_a & conaffinity_b) or
-        (contype_b & conaffinity_a)`` is nonzero.
+        (contype_b & conaffinity_a)`` is nonzero. ``friction`` and ``restitution`` (None: the
+        run's :class:`~artidyn.contact.ContactSettings`): the shape's own coefficients; a pair takes
+        the larger of its two shapes' (:func:`artidyn.geometry.shapes.pair_parameters`).
         """
+        laws = tuple(check_coefficient(x, self._where(f"add_collision('{body}'): {key}"), hi, InputError)
+                     for key, x, hi in (("friction", friction, np.inf), ("restitution", restitution, 1.0)))
         masks = tuple(check_mask(m, self._where(f"add_collision('{body}'): {key}"), InputError)
                       for key, m in (("contype", contype), ("conaffinity", conaffinity)))
         if not isinstance(shape, Shape):
@@ -361,6 +366,8 @@ class ModelBuilder:
         self._collisions.append((name, body, shape, T))
         if masks != (1, 1):
             self._masks[name] = masks
+        if laws != (None, None):
+            self._laws[name] = laws
         return name
 
     def exclude_collision(self, body_a, body_b):
@@ -464,8 +471,9 @@ class ModelBuilder:
                     new = None
                 new = new if isinstance(new, str) and new and new != cname else None
                 ct, ca = self._masks.get(cname, (1, 1))
+                mu, e = self._laws.get(cname, (None, None))
                 self.add_collision(name_of(on), shape.reflected_z(), placement=D4 @ P @ Dz, name=new, contype=ct,
-                                   conaffinity=ca)
+                                   conaffinity=ca, friction=mu, restitution=e)
         for a, b in list(self._exclusions):
             if a in members or b in members:
                 self.exclude_collision(name_of(a) if a in members else a, name_of(b) if b in members else b)
@@ -602,7 +610,8 @@ class ModelBuilder:
         collisions = []
         for cname, on, shape, P in self._collisions:  # on a lumped link: on the body absorbing it
             ct, ca = self._masks.get(cname, (1, 1))
-            collisions.append(Collision(cname, resolved[on].body, shape, resolved[on].placement @ P, ct, ca))
+            mu, e = self._laws.get(cname, (None, None))
+            collisions.append(Collision(cname, resolved[on].body, shape, resolved[on].placement @ P, ct, ca, mu, e))
         exclusions = [(resolved[a].body, resolved[b].body) for a, b in self._exclusions]
 
         return Model(

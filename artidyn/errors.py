@@ -33,6 +33,12 @@ class PlausibilityWarning(UserWarning):
     readers' ``strict=True`` raises instead."""
 
 
+class PenetrationWarning(UserWarning):
+    """A contact run starts with two shapes overlapping deeper than the settings allow
+    (:class:`~artidyn.contact.ContactSettings`' ``penetration``): the message names the shapes,
+    their bodies and the depth."""
+
+
 class NameNotFound(ArtidynError, KeyError):
     """An unknown frame, body or joint name; the message suggests the closest names."""
 

@@ -93,9 +93,11 @@ def hull_polygons(mesh):
 
 
 def pack_shapes(shapes):
-    """SH (ns, 6) and HULL (HV, HN, FO, FI) of ``shapes``: (body, shape) pairs
-    (:mod:`artidyn.kernels.contact_geometry`, :mod:`artidyn.kernels.gjk`)."""
-    SH = np.zeros((len(shapes), 6))
+    """SH (ns, 8) and HULL (HV, HN, FO, FI) of ``shapes``: (body, shape) pairs
+    (:mod:`artidyn.kernels.contact_geometry`, :mod:`artidyn.kernels.gjk`); SH's columns 6 and 7,
+    the shapes' own friction and restitution, are NaN (the settings' defaults)."""
+    SH = np.zeros((len(shapes), 8))
+    SH[:, 6:] = np.nan
     HV, HN, FO, FI = [np.zeros((0, 3))], [np.zeros((0, 4))], [0], []
     nv = nf = 0
     for i, (body, sh) in enumerate(shapes):
@@ -123,7 +125,8 @@ def pack_shapes(shapes):
 
 
 def packed_shapes(model):
-    """SH (ns, 6), PL (ns, 4, 4), HULL, PAIRS (np, 2) and the most contacts of a step; cached."""
+    """SH (ns, 8: columns 6, 7 the shapes' own friction and restitution, NaN where a shape has
+    none), PL (ns, 4, 4), HULL, PAIRS (np, 2) and the most contacts of a step; cached."""
     out = model._cache.get("contact.compiled")
     if out is not None:
         return out
@@ -132,6 +135,8 @@ def packed_shapes(model):
     PL = np.zeros((len(cols), 4, 4))
     for i, c in enumerate(cols):
         PL[i] = c.placement
+        SH[i, 6] = np.nan if c.friction is None else c.friction
+        SH[i, 7] = np.nan if c.restitution is None else c.restitution
     pairs = np.ascontiguousarray(collision_pairs(model), dtype=np.int64).reshape(-1, 2)
     cap = sum(_MOST[frozenset([int(SH[a, 1]), int(SH[b, 1])])] for a, b in pairs)
     out = model._cache["contact.compiled"] = (SH, PL, HULL, pairs, int(cap))

@@ -100,6 +100,39 @@ def limit_rows(model):
     return out
 
 
+def contact_laws(model, shape_a, shape_b, s):
+    """(mu (k,), e (k,)): the friction and restitution of contacts between collisions shape_a[i]
+    and shape_b[i] (indices into ``model.collisions``): each shape's own coefficient, or the
+    settings' where it has none, the larger of the pair's two
+    (:func:`artidyn.geometry.shapes.pair_parameters`)."""
+    from ..geometry.shapes import pair_parameters
+    C = model.collisions
+    out = np.array([pair_parameters(C[int(a)], C[int(b)], float(s.friction), float(s.restitution))
+                    for a, b in zip(shape_a, shape_b)], dtype=float).reshape(-1, 2)
+    return out[:, 0], out[:, 1]
+
+
+def any_friction(model, s):
+    """True when some pair of the run may have friction (the settings' or a shape's own)."""
+    return s.friction > 0 or any(c.friction for c in getattr(model, "collisions", ()))
+
+
+def initial_penetrations(model, q, s):
+    """[(shape_a, shape_b, depth), ...]: the pairs of ``model.collisions`` that penetrate deeper than
+    ``s.margin + PENETRATION_TOL`` at q (indices into ``model.collisions``; depth > 0, in m), the
+    deepest contact of each pair, deepest pair first."""
+    from .settings import PENETRATION_TOL
+    if not getattr(model, "collisions", ()):
+        return []
+    C = contact_candidates(model, body_placements(model, q), margin=s.margin)
+    deep = {}
+    for a, b, d in zip(C.shape_a, C.shape_b, C.distance):
+        if -d > s.margin + PENETRATION_TOL:
+            key = (int(a), int(b))
+            deep[key] = max(deep.get(key, 0.0), float(-d))
+    return sorted(((a, b, d) for (a, b), d in deep.items()), key=lambda x: -x[2])
+
+
 def _active_limits(model, q, v, h, s):
     """Rows (l, nv) = side * e_dof, gaps, normal velocities, dofs, sides of the limits closing
     within half a step."""
@@ -230,8 +263,9 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
     J = np.vstack([J, Jb])
     MinvJt = np.linalg.solve(M, J.T)
     W = J @ MinvJt
-    mu = np.concatenate([np.full(k, float(s.friction)), np.zeros(n_l)])
-    e = np.concatenate([np.full(k, float(s.restitution)), np.full(n_l, float(s.limit_restitution))])
+    mu_c, e_c = contact_laws(model, cand.shape_a, cand.shape_b, s) if k else (np.zeros(0), np.zeros(0))
+    mu = np.concatenate([mu_c, np.zeros(n_l)])
+    e = np.concatenate([e_c, np.full(n_l, float(s.limit_restitution))])
     P_seq = np.zeros(J.shape[0])
     if s.impacts == "sequential" and mc:   # the impacts first, one contact at a time, then a step with e = 0
         P_seq[:mc] = _sequential_impacts(W[:mc, :mc], J[:mc] @ v, e, mu, s)

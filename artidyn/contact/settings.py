@@ -8,13 +8,15 @@ from ..errors import InputError
 
 SOLVERS = ("pgs", "admm", "lemke")
 CONES = ("soc", "pyramid")
+PENETRATION_TOL = 1e-3     # m: an initial penetration deeper than margin + this is reported
 
 
 @dataclass(frozen=True)
 class ContactSettings:
     """How contacts behave and are solved.
 
-    friction : Coulomb coefficient mu (0: frictionless), the same for every pair.
+    friction : Coulomb coefficient mu (0: frictionless), for every pair whose shapes have none of
+        their own (see below).
     restitution : Newton's coefficient e in [0, 1]: the normal velocity after an impact is
         ``-e`` times the one before (``u_n+ + e u_n- >= 0``, complementary to the impulse).
     margin : detection distance (m): pairs closer than this (plus what the bodies can travel in a
@@ -34,6 +36,20 @@ class ContactSettings:
         Moreau-Jean's own law) or "sequential" (the approaching contacts first, one binary impact at
         a time, the most approaching first, each with Newton's law on its current velocity; then
         the step without restitution): a chain of touching balls passes the velocity through.
+    penetration : what a run does when its initial state has a pair of shapes penetrating deeper
+        than ``margin + PENETRATION_TOL`` (1 mm beyond the margin): "warn" (the default: a
+        :class:`~artidyn.errors.PenetrationWarning` naming the shapes, their bodies and the depth,
+        and the run goes on from that state) or "raise" (an :class:`~artidyn.InputError` with the
+        same message). The state is never moved: the Moreau-Jean law works on velocities (the
+        pair is active and ``u_n >= 0`` holds, so the bodies neither sink further nor are pushed
+        out), so an overlap at the start stays for the whole run; move the bodies apart (or lift
+        them by the depth) to start in contact.
+
+    Each collision shape may carry its own ``friction`` and ``restitution``
+    (:meth:`artidyn.ModelBuilder.add_collision`, MJCF ``friction``, URDF
+    ``<contact><lateral_friction>``); ``friction`` and ``restitution`` here are the defaults of the
+    shapes without, and a pair takes the larger of its two shapes' values (MuJoCo's rule for
+    friction; :func:`artidyn.geometry.shapes.pair_parameters`).
     """
 
     friction: float = 0.0
@@ -48,6 +64,7 @@ class ContactSettings:
     joint_limits: bool = True
     limit_restitution: float = 0.0
     impacts: str = "simultaneous"
+    penetration: str = "warn"
 
     def __post_init__(self):
         for name, lo, hi in (("friction", 0.0, np.inf), ("restitution", 0.0, 1.0), ("margin", 0.0, np.inf),
@@ -62,6 +79,8 @@ class ContactSettings:
             raise InputError(f"ContactSettings: solver must be one of {', '.join(SOLVERS)}, got {self.solver!r}")
         if self.impacts not in ("simultaneous", "sequential"):
             raise InputError(f"ContactSettings: impacts must be 'simultaneous' or 'sequential', got {self.impacts!r}")
+        if self.penetration not in ("warn", "raise"):
+            raise InputError(f"ContactSettings: penetration must be 'warn' or 'raise', got {self.penetration!r}")
         if self.cone not in CONES:
             raise InputError(f"ContactSettings: cone must be one of {', '.join(CONES)}, got {self.cone!r}")
         if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):

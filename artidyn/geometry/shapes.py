@@ -235,7 +235,9 @@ class Collision:
     ``shape`` (a :class:`Shape`) and ``placement`` (4x4, the shape frame in the body frame,
     read-only); ``contype`` and ``conaffinity`` (non-negative int bit masks, 1 and 1 by default:
     MuJoCo's rule, two shapes may touch when ``contype_a & conaffinity_b`` or
-    ``contype_b & conaffinity_a`` is nonzero). Records compare by value.
+    ``contype_b & conaffinity_a`` is nonzero); ``friction`` and ``restitution`` (None: the
+    :class:`~artidyn.contact.ContactSettings` of the run): the shape's own Coulomb and Newton
+    coefficients, combined per pair by :func:`pair_parameters`. Records compare by value.
     """
 
     name: str
@@ -244,6 +246,8 @@ class Collision:
     placement: np.ndarray
     contype: int = 1
     conaffinity: int = 1
+    friction: float | None = None
+    restitution: float | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -264,6 +268,9 @@ class Collision:
         object.__setattr__(self, "placement", T)
         for key in ("contype", "conaffinity"):
             object.__setattr__(self, key, check_mask(getattr(self, key), f"collision '{self.name}': {key}", ModelError))
+        for key, hi in (("friction", np.inf), ("restitution", 1.0)):
+            object.__setattr__(self, key, check_coefficient(getattr(self, key), f"collision '{self.name}': {key}",
+                                                            hi, ModelError))
 
     def may_touch(self, other):
         """MuJoCo's bit-mask rule: ``(contype & other.conaffinity) or (other.contype & conaffinity)``."""
@@ -272,8 +279,9 @@ class Collision:
     def __eq__(self, other):
         if not isinstance(other, Collision):
             return NotImplemented
-        return (self.name, self.body, self.shape, self.contype, self.conaffinity) == \
-            (other.name, other.body, other.shape, other.contype, other.conaffinity) and \
+        return (self.name, self.body, self.shape, self.contype, self.conaffinity, self.friction, self.restitution) == \
+            (other.name, other.body, other.shape, other.contype, other.conaffinity, other.friction,
+             other.restitution) and \
             np.array_equal(self.placement, other.placement)
 
     def __hash__(self):
@@ -284,7 +292,32 @@ class Collision:
         rot = "" if np.allclose(self.placement[:3, :3], np.eye(3)) else ", rotated"
         masks = "" if (self.contype, self.conaffinity) == (1, 1) else \
             f", contype={self.contype}, conaffinity={self.conaffinity}"
-        return f"Collision({self.name!r}, body={self.body}, {self.shape!r}, xyz=({xyz}){rot}{masks})"
+        laws = "".join(f", {k}={getattr(self, k):.6g}" for k in ("friction", "restitution")
+                       if getattr(self, k) is not None)
+        return f"Collision({self.name!r}, body={self.body}, {self.shape!r}, xyz=({xyz}){rot}{masks}{laws})"
+
+
+def check_coefficient(value, what, hi, error):
+    """None, or a finite float in [0, hi] (a friction or restitution coefficient)."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not 0.0 <= float(value) <= hi:
+        raise error(f"{what} must be None or a number in [0, {hi}], got {value!r}")
+    return float(value)
+
+
+def pair_parameters(a, b, friction, restitution):
+    """The Coulomb and Newton coefficients of the contacts between collisions a and b: each
+    shape's own value (its :class:`Collision`'s ``friction`` / ``restitution``), or the run's
+    default (``friction`` / ``restitution``, :class:`~artidyn.contact.ContactSettings`) where it has
+    none; the pair takes the larger of the two (MuJoCo's rule for friction, and the same for
+    restitution, so that a pair is as rough and as bouncy as its rougher, bouncier shape)."""
+    fa = friction if a.friction is None else a.friction
+    fb = friction if b.friction is None else b.friction
+    ea = restitution if a.restitution is None else a.restitution
+    eb = restitution if b.restitution is None else b.restitution
+    return max(fa, fb), max(ea, eb)
 
 
 def aabb(shape, T):

@@ -220,7 +220,8 @@ def _collisions(builder, reader, links, order, base_dir):
                 skipped += 1
                 first = first or f"link '{n}': <collision> {what}: {exc}"
                 continue
-            builder.add_collision(n, shape, xyz=it["xyz"], rpy=it["rpy"], name=name)
+            builder.add_collision(n, shape, xyz=it["xyz"], rpy=it["rpy"], name=name,
+                                  friction=links[n].get("friction"), restitution=links[n].get("restitution"))
             counts[it["tag"]] = counts.get(it["tag"], 0) + 1
     if counts or skipped:
         kinds = ", ".join(f"{k} {v}" for k, v in counts.items())

@@ -24,7 +24,7 @@ _ATTRS = {"robot": {"name"}, "link": {"name"}, "joint": {"name", "type"}, "origi
           "limit": {"lower", "upper", "effort", "velocity"}, "dynamics": {"damping", "friction"},
           "mimic": {"joint", "multiplier", "offset"}, "collision": {"name"}, "box": {"size"},
           "sphere": {"radius"}, "cylinder": {"radius", "length"}, "capsule": {"radius", "length"},
-          "mesh": {"filename", "scale"}}
+          "mesh": {"filename", "scale"}, "contact": set(), "lateral_friction": {"value"}, "restitution": {"value"}}
 SHAPE_TAGS = ("box", "sphere", "cylinder", "capsule", "mesh")
 # the numbers of each <visual> shape, read by the viewer: attribute -> count
 _VISUAL_NUMBERS = {"box": {"size": 3}, "sphere": {"radius": 1}, "cylinder": {"radius": 1, "length": 1},
@@ -143,6 +143,8 @@ class UrdfReader:
                 self.collision(c, rec)
             elif c.tag == "collision_checking" and self.read_collisions:
                 checking.append(c)
+            elif c.tag == "contact" and self.read_collisions:
+                self.contact(c, rec)
             elif c.tag != "inertial":
                 self.ignore(c, "link")
         for c in checking:
@@ -264,6 +266,23 @@ class UrdfReader:
             if f not in rec["meshes"]:
                 rec["meshes"].append(f)
         rec["collisions"].append(item)
+
+    def contact(self, el, rec):
+        """PyBullet's ``<contact><lateral_friction value/><restitution value/></contact>``: the
+        friction and restitution of the link's collision shapes (``rec["friction"]``,
+        ``rec["restitution"]``); its other children (rolling and spinning friction, stiffness ...)
+        are noted and left aside."""
+        what = f"link '{rec['name']}': <contact> "
+        self.check_attrs(el)
+        for c in el.children:
+            if c.tag in ("lateral_friction", "restitution"):
+                self.check_attrs(c)
+                x = float(self.floats(c, "value", 1, what=what + f"<{c.tag}>")[0])
+                if not (np.isfinite(x) and x >= 0 and (c.tag != "restitution" or x <= 1)):
+                    raise self.error(c, f"{what}<{c.tag}> value must be >= 0{' and <= 1' if c.tag == 'restitution' else ''}, got {x}")
+                rec["friction" if c.tag == "lateral_friction" else "restitution"] = x
+            else:
+                self.ignore(c, "contact", msg="not modelled (lateral_friction and restitution are read)")
 
     def collision_checking(self, el, rec):
         """pinocchio's ``<collision_checking>``: ``<capsule name="n"/>`` reads the cylinder collision

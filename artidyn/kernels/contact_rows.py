@@ -2,8 +2,9 @@
 :mod:`.gjk`): the shape kinds and columns of the shape table ``SH``, the contact buffer ``CC``
 and its writers, and the codes returned instead of a count.
 
-``SH`` (ns, 6): one row per collision shape: body, kind, then up to 4 parameters (see
-:mod:`.contact_geometry` for the primitives, :mod:`.gjk` for cylinders and meshes). ``CC``
+``SH`` (ns, 8): one row per collision shape: body, kind, then up to 4 parameters (see
+:mod:`.contact_geometry` for the primitives, :mod:`.gjk` for cylinders and meshes), then the
+shape's own friction and restitution (columns SMU, SE; NaN: the settings' defaults). ``CC``
 (cap, 10): one row per contact: d, n (3, unit, world, from b to a), p_a (3), p_b (3), with
 ``p_a - p_b = d n``.
 """
@@ -11,6 +12,7 @@ import numba as nb
 
 SPHERE, CAPSULE, BOX, HALFSPACE, CYLINDER, MESH = 0, 1, 2, 3, 4, 5
 SB, SK, SP = 0, 1, 2                # columns of SH: body, kind, first parameter
+SMU, SE = 6, 7                      # columns of SH: the shape's own friction, restitution (NaN: none)
 FULL, FALLBACK = -1, -2             # returned instead of a count
 
 

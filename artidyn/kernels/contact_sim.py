@@ -28,8 +28,10 @@ from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import (add_jacobian, cholesky, cholesky_solve, correction, delassus, dof_parents, solve_m,
                           solve_ut, subtree_sizes, utdu)
 from .constrained_sim import rows_state
+from .broadphase import overlap, world_bounds
 from .contact_admm import NOT_PSD, admm
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
+from .contact_rows import SE, SMU
 from .crba import crba_state, matrix_finite
 from .energy import energy_after_dynamics
 from .kinematics import frame_state
@@ -61,6 +63,20 @@ def _frame(n0, n1, n2):
 
 
 @nb.njit
+def _laws(SH, ST, pair, ns):
+    """(mu, e) of the contacts of shapes a, b (pair = a ns + b): each shape's own (SH's columns
+    SMU, SE) or the settings' where it has none (NaN), the larger of the two
+    (:func:`artidyn.geometry.shapes.pair_parameters`)."""
+    a, b = pair // ns, pair % ns
+    fa, fb, ea, eb = SH[a, SMU], SH[b, SMU], SH[a, SE], SH[b, SE]
+    fa = ST[S_MU] if fa != fa else fa
+    fb = ST[S_MU] if fb != fb else fb
+    ea = ST[S_E] if ea != ea else ea
+    eb = ST[S_E] if eb != eb else eb
+    return max(fa, fb), max(ea, eb)
+
+
+@nb.njit
 def _rows(B, body, p0, p1, p2, sign, Jst, r0, T4):
     """Jst rows r0 .. r0 + 2 += sign * the world linear Jacobian of the point p of ``body``."""
     if body == 0:
@@ -85,7 +101,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q
     step's contacts, then of its limits) starts the solver; energy (2) <- the kinetic and potential
     energy at (q, v). A return code."""
     (M, D, dis, lam_dof, sub, nle, zeros, vfree, tmp, Wsh, T4, Jall, Y, span, Gbuf, lam, bvec, mu, ev, Wk,
-     ldof, lside, lgap, info, Gr, Xb) = S
+     ldof, lside, lgap, info, Gr, Xb, AB) = S
     K, TF, Sc, phib, Gb, dropped, lam_b = CN
     mb = phib.shape[0]
     nv, ns = M.shape[0], SH.shape[0]
@@ -119,9 +135,12 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q
                     Wsh[s, r, c] = PL[s, r, c]
         else:
             frame_state(B, body, PL[s], Wsh[s])
+    world_bounds(SH, Wsh, HULL[0], AB)             # the broad phase: pairs whose boxes overlap go on
     kc = 0
     for p in range(PAIRS.shape[0]):
         a, b = PAIRS[p, 0], PAIRS[p, 1]
+        if not overlap(SH, AB, a, b, margin):
+            continue
         k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin, HULL)
         if k1 == FULL:
             return CODE_FULL
@@ -195,8 +214,8 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q
     G = Gbuf[:m * m].reshape((m, m))
     delassus(M, lam_dof, J, dis, Y[:m], span[:m], G)
     for c in range(na + nl):
-        if c < na:
-            mu[c], ev[c] = ST[S_MU], ST[S_E]
+        if c < na:            # the pair's laws: as artidyn.contact.moreau_jean.contact_laws
+            mu[c], ev[c] = _laws(SH, ST, CI[c, 2] // 64, ns)
         else:
             mu[c], ev[c] = 0.0, ST[S_LE]
     for r in range(m):
@@ -267,7 +286,9 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q
 @nb.njit
 def scratch(B, cap, m_max, nl_max, ns, mb=0):
     """The step's scratch for ``cap`` candidate contacts, ``m_max`` rows of contacts and limits,
-    ``nl_max`` limit sides, ``ns`` shapes and ``mb`` bilateral rows."""
+    ``nl_max`` limit sides, ``ns`` shapes and ``mb`` bilateral rows. Its size goes as (3 cap)^2
+    (the Delassus matrix): the loop (:func:`.scene_run.contact_run`) starts with room for a few
+    contacts and grows it when a step finds more (``CODE_FULL``, the step taken again)."""
     nv = int(B[0, IV])
     ns_rows = 3 * max(cap, 1) + 3 * nl_max + mb
     lam_dof = np.zeros(nv, np.int64)
@@ -279,7 +300,7 @@ def scratch(B, cap, m_max, nl_max, ns, mb=0):
             np.zeros(nv), np.zeros((ns, 4, 4)), np.eye(4), np.zeros((ns_rows, nv)), np.zeros((m, nv)),
             np.zeros((m, 3), np.int64), np.zeros(m * m), np.zeros(m), np.zeros(m), np.zeros(m // 3 + 1),
             np.zeros(m // 3 + 1), np.zeros((7, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
-            np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)))
+            np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)), np.zeros((ns, 6)))
 
 
 IMPACT, LIFT_OFF, SLIP, STICK, LIMIT = 0, 1, 2, 3, 4

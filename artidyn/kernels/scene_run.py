@@ -15,7 +15,10 @@ step from inside the loop (numba's object mode: the run never returns to Python)
 and the contact forces of the previous step.
 
 A step that the compiled narrow phase cannot settle returns ``FALLBACK`` (the caller takes that
-step on the readable route and resumes); a full contact log returns ``FULL``.
+step on the readable route and resumes); a full contact log returns ``FULL``. The step's scratch
+is sized by the contacts found, not by every pair that might touch: it starts with room for
+``ROOM`` contacts and doubles (the step taken again) when a step finds more, up to ``cap``, the
+most the candidate pairs can give; the memory of a run goes as the square of its contacts.
 """
 import numba as nb
 import numpy as np
@@ -34,6 +37,7 @@ from .stepping import controller_torque, input_vector, input_wrenches
 from .types import FRICTION, HAS_FEXT
 
 PY_ERROR, DIVERGED, NOT_ASSEMBLED, PY_RANGE = 7, 8, 9, 10     # return codes beyond those of .contact_sim
+ROOM = 32                                       # the contacts a run's scratch first holds
 PY_TAU, PY_FEXT = 1, 2                          # bits of ``python``: which inputs are Python functions
 # PR (settings of the run, float): projection tolerance, its most iterations, balance tolerance,
 # energy scale (the floor of the balance), the first step of the balance check
@@ -62,6 +66,13 @@ def bilateral(B, K, TF, mb):
     """The bilateral tuple of a run: K, TF, the scratch of :mod:`.constrained` for mb rows, phi,
     G_bb's factor, its dropped rows and the impulses."""
     return K, TF, c_scratch(B, K, mb), np.zeros(mb), np.zeros((mb, mb)), np.zeros(mb, np.int64), np.zeros(mb)
+
+
+@nb.njit
+def _room(B, room, nl_max, ns, mb):
+    """The step's scratch and candidate buffers (CC, CI) for ``room`` contacts."""
+    return (scratch(B, room, 3 * (room + nl_max), nl_max, ns, mb), np.zeros((max(room, 1), 10)),
+            np.zeros((max(room, 1), 3), np.int64))
 
 
 @nb.njit
@@ -121,9 +132,10 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
     nl_max = 2 * LIM.shape[0]
     K, TF, Sc, phib, Gb, dropped, lam_b = CN
     mb = phib.shape[0]
-    S = scratch(B, cap, 3 * (cap + nl_max), nl_max, SH.shape[0], mb)
-    CC = np.zeros((max(cap, 1), 10))
-    CI = np.zeros((max(cap, 1), 3), np.int64)
+    room = min(cap, ROOM)           # the contacts the scratch holds, grown when a step finds more
+    if k0 > 0 and store:
+        room = min(cap, max(room, OFF[k0] - OFF[k0 - 1]))
+    S, CC, CI = _room(B, room, nl_max, SH.shape[0], mb)
     res = np.zeros(6)
     info2 = np.zeros(3, np.int64)
     qn, vn, q, v = np.zeros(nq), np.zeros(nv), out_q[k0].copy(), out_v[k0].copy()
@@ -133,7 +145,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
     tmp = np.zeros((3, max(nq, nv, mb, 1)))
     energy = np.zeros(2)
     nc, nlim = info[I_NC], info[I_NL]
-    PK, PP = np.zeros(max(cap, 1), np.int64), np.zeros((max(cap, 1), 3))
+    PK, PP = np.zeros(max(room, 1), np.int64), np.zeros((max(room, 1), 3))
     LK, LP = np.zeros(max(nl_max, 1), np.int64), np.zeros(max(nl_max, 1))
     pcount = np.zeros(2, np.int64)
     if k0 > 0 and store:            # resumed: the previous step's impulses from the stored ones
@@ -186,6 +198,16 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
             out_tau[k, c] = tau[c]
         code = step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, Fs, opts, h, ST, S, qn, vn, CC, CI, res, info2, prev,
                     energy)
+        while code == CODE_FULL and room < cap:     # more contacts than room: grow, take the step again
+            room = min(cap, 2 * room)
+            S, CC, CI = _room(B, room, nl_max, SH.shape[0], mb)
+            PK2, PP2 = np.zeros(room, np.int64), np.zeros((room, 3))
+            PK2[:PK.shape[0]] = PK
+            PP2[:PP.shape[0]] = PP
+            PK, PP = PK2, PP2
+            prev = (PK, PP, LK, LP, pcount)
+            code = step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, Fs, opts, h, ST, S, qn, vn, CC, CI, res, info2,
+                        prev, energy)
         if code != OK:
             info[I_STEP], info[I_CODE], info[I_NC], info[I_NL] = k, code, nc, nlim
             return code

@@ -33,6 +33,34 @@ class ContactEvent(NamedTuple):
     body_b: str
 
 
+def _check_penetration(model, Q, s):
+    """Warn (or raise: ``s.penetration``) when a starting state has shapes overlapping deeper than
+    the margin plus :data:`~artidyn.contact.settings.PENETRATION_TOL`; the state is kept as it is
+    (see :class:`ContactSettings`)."""
+    import warnings
+
+    from ..contact.moreau_jean import initial_penetrations
+    from ..contact.settings import PENETRATION_TOL
+    from ..errors import PenetrationWarning
+    for r, q in enumerate(Q):
+        deep = initial_penetrations(model, q, s)
+        if not deep:
+            continue
+        C, names = model.collisions, model.body_names
+        pairs = "; ".join(f"'{C[a].name}' (body '{names[C[a].body]}') and '{C[b].name}' (body '{names[C[b].body]}') "
+                          f"overlap by {d * 1e3:.4g} mm" for a, b, d in deep[:5])
+        more = f" (and {len(deep) - 5} more pairs)" if len(deep) > 5 else ""
+        run = f" (run {r})" if len(Q) > 1 else ""
+        msg = (f"simulate '{model.name}' with contact: the initial state{run} starts in penetration, deeper than "
+               f"the margin ({s.margin:.3g} m) + {PENETRATION_TOL:.3g} m: {pairs}{more}. The run keeps the overlap "
+               f"(Moreau-Jean acts on velocities: the shapes are neither pushed apart nor let sink further); "
+               f"move them apart to start in contact, or ContactSettings(penetration='raise') to stop here")
+        if s.penetration == "raise":
+            raise InputError(msg)
+        warnings.warn(msg, PenetrationWarning, stacklevel=4)
+        return
+
+
 def _dof_joint(model, dof):
     for i in range(1, model.nb + 1):
         if model.idx_v[i] <= dof < model.idx_v[i] + model.nv_joint[i]:
@@ -102,6 +130,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     constraints = _constraints(model, constraints)
     if constraints:
         Q, V = _assembled(model, Q, V, constraints)
+    _check_penetration(model, Q, s)
     from ..contact import compiled
     from ..kernels.dispatch import kernels_enabled
     from .pipeline import Packed
@@ -195,6 +224,8 @@ def _reference(model, scene, q, v, t, h, s, constraints):
     forces = np.zeros((S, model.nb + 1, 3))
     contacts, events = [], []
     prev_pairs, prev_slide, prev_limits = set(), {}, set()
+    from ..contact.moreau_jean import any_friction
+    with_friction = any_friction(model, s)
     worst = 0.0
     for k, (_, _, _, step) in enumerate(steps):
         C = step.contacts
@@ -211,7 +242,7 @@ def _reference(model, scene, q, v, t, h, s, constraints):
                 events.append(ContactEvent(float(t[k]), "impact", model.body_names[a], model.body_names[b]))
         for a, b in sorted(prev_pairs - pairs):
             events.append(ContactEvent(float(t[k]), "lift-off", model.body_names[a], model.body_names[b]))
-        if s.friction > 0:
+        if with_friction:
             slide = _sliding(C)
             for key, sl in slide.items():
                 if key in prev_slide and prev_slide[key] != sl:

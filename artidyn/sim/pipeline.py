@@ -78,7 +78,7 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
     limits, event tuples (sample, kind, a, b), fallback steps); a failure raises SimulationError
     with the partial dict as ``error.result``."""
     from ..contact.compiled import ContactLog, _stored_step
-    from ..contact.moreau_jean import NO_LIMITS, SLIP_TOL, ActiveLimits, moreau_jean_step
+    from ..contact.moreau_jean import NO_LIMITS, SLIP_TOL, ActiveLimits, any_friction, moreau_jean_step
     from ..kernels import contact_sim as K
     from ..kernels import scene_run as R
 
@@ -94,7 +94,7 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
     out_q, out_v, out_a, out_tau, forces, energy = Out_q[0], Out_v[0], Out_a[0], Out_tau[0], Forces[0], Energy_[0]
     residual, iters, lam, drift, info, Fs = Residual[0], Iters[0], Lam[0], Drift[0], Info[0], FS[0]
     OFF, LOFF = np.zeros(S + 1, dtype=np.int64), np.zeros(S + 1, dtype=np.int64)
-    guess = max(16, min(P.cap * S, 1 << 20))
+    guess = max(64, min(P.cap * S, 1 << 14))        # the log grows (FULL) as the run finds contacts
     CI, CF = np.empty((guess, 3), dtype=np.int64), np.empty((guess, K.CFW))
     LI, LF = np.zeros(max(16, S // 8), dtype=np.int64), np.zeros((max(16, S // 8), 3))
     X, call = inp.exchange()
@@ -154,7 +154,7 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
               ActiveLimits(LI[LOFF[k]:LOFF[k + 1]].copy(), LF[LOFF[k]:LOFF[k + 1], 0].copy(),
                            LF[LOFF[k]:LOFF[k + 1], 1].copy(), LF[LOFF[k]:LOFF[k + 1], 2].copy())
               for k in range(S)] if nl else None
-    events = K.contact_events(OFF, CI, CF, LOFF, LI, LF, S, model.nb + 1, s.friction > 0, SLIP_TOL)
+    events = K.contact_events(OFF, CI, CF, LOFF, LI, LF, S, model.nb + 1, any_friction(model, s), SLIP_TOL)
     out = _outputs(out_q, out_v, out_a, out_tau, energy, forces, residual, iters, lam, drift, S)
     out.update(contacts=ContactLog(OFF, CI, CF), limits=limits, events=events.tolist(), fallback=fallback)
     return out

@@ -121,9 +121,12 @@ def add_geoms(r, s, builder, on, geoms):
             r.note("ignored", el, f"{gtype} geoms have no artidyn collision shape",
                    element=f"geom '{attrs.get('name', '')}'")
             continue
+        mu = r.numbers(el, attrs, "friction", (1, 2, 3))      # sliding, torsional, rolling: the first
+        if mu is not None and not (np.isfinite(mu[0]) and mu[0] >= 0):
+            raise r.error(el, f"friction must be >= 0, got {attrs.get('friction')!r}", "friction")
         try:
             builder.add_collision(on, got[0], placement=got[1], name=attrs.get("name"), contype=contype,
-                                  conaffinity=conaffinity)
+                                  conaffinity=conaffinity, friction=None if mu is None else float(mu[0]))
         except ModelError as exc:
             raise r.error(el, str(exc)) from None
 

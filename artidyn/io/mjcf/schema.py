@@ -8,8 +8,8 @@ load-report note and an :class:`~artidyn.io.mjcf.UnknownAttributeWarning` that n
 known name (``armture`` -> ``armature``); ``strict=True`` refuses it.
 
 Left aside on purpose: appearance (``rgba``, ``material``, ``group``, cameras, lights,
-textures), contact and constraint-solver parameters (``solref``, ``solimp``, ``friction``,
-``margin``, ``condim`` ...), actuator-side joint settings (``actuatorfrcrange`` ...), user data
+textures), contact and constraint-solver parameters (``solref``, ``solimp``,
+``margin``, ``condim`` ...; a geom's ``friction`` is read: its first number, the sliding friction), actuator-side joint settings (``actuatorfrcrange`` ...), user data
 and compiler settings that change no mass, inertia or joint. Elements whose contents artidyn does
 not read at all (``<actuator>``, ``<sensor>``, ``<visual>`` ...) are not checked below their own
 name.
@@ -44,8 +44,8 @@ ATTRIBUTES = {
     "joint": ("name class type pos axis springdamper limited stiffness range ref springref armature damping "
               "frictionloss springyield", f"{_LOOK} {_CONSTRAINT} {_ACTUATOR_SIDE}"),
     "freejoint": ("name align", "group"),
-    "geom": (f"name class type contype conaffinity size mass density shellinertia fromto mesh hfield {_POSE}",
-             f"{_LOOK} {_CONTACT} castshadow fitscale fluidshape fluidcoef"),
+    "geom": (f"name class type contype conaffinity friction size mass density shellinertia fromto mesh hfield {_POSE}",
+             f"{_LOOK} {_CONTACT.replace(' friction', '')} castshadow fitscale fluidshape fluidcoef"),
     "site": (f"name class type size fromto {_POSE}", f"{_LOOK} mesh"),
     "asset/mesh": ("name class file vertex face scale inertia refpos refquat builtin params",
                    "normal texcoord smoothnormal maxhullvert material content_type"),
