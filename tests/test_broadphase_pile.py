@@ -5,7 +5,6 @@ friction and restitution (the larger of a pair's two, on both routes, from the b
 URDF), and a run that starts in penetration says so.
 """
 import pathlib
-import sys
 import warnings
 
 import numpy as np
@@ -18,8 +17,19 @@ from artidyn.geometry import Box, HalfSpace, Sphere
 from artidyn.sim.contact_run import simulate_contact
 from test_contact_compiled import assert_same, both
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
-from broadphase_pile import pile  # noqa: E402
+
+def _benchmark(name):
+    """A module of benchmarks/ by its path (benchmarks/ is not put on sys.path: its distributed.py
+    would shadow dask's ``distributed`` for the tests that run after this one)."""
+    import importlib.util
+    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+pile = _benchmark("broadphase_pile").pile
 
 G = 9.81
 
