@@ -32,7 +32,7 @@ from .aba import aba_state
 from .crba import crba_state
 from .energy import energy_after_dynamics
 from .manifold import dexp_inv_v, difference_q, integrate_q
-from .pack import C as SCRATCH, IQ, IV, PARENT, V as TWIST
+from .pack import C as SCRATCH, IQ, IV, PARENT, RA, V as TWIST
 from .rnea import rnea_state
 from .spatial import FMA, all_finite, joint_motion, joint_transform, load_q, motion_to_child
 from .types import FRICTION, HAS_FEXT, NO_COULOMB
@@ -318,9 +318,11 @@ def input_power(B, ci, t, left, q, v, tau, f_t, f_v, gains, W, Fs, fresh):
             motion_to_child(B, i, int(B[i, PARENT]), TWIST, TWIST)
             for r in range(6):
                 B[i, TWIST + r] += B[i, SCRATCH + r]
-    for i in range(1, B.shape[0]):
-        for r in range(6):
-            p += Fs[i, r] * B[i, TWIST + r]
+    for i in range(1, B.shape[0]):      # the wrench turned to the table's internal axes (Ra^T), as aba does
+        for r in range(3):
+            e0, e1, e2 = B[i, RA + r], B[i, RA + 3 + r], B[i, RA + 6 + r]
+            p += (e0 * Fs[i, 0] + e1 * Fs[i, 1] + e2 * Fs[i, 2]) * B[i, TWIST + r]
+            p += (e0 * Fs[i, 3] + e1 * Fs[i, 4] + e2 * Fs[i, 5]) * B[i, TWIST + 3 + r]
     return p
 
 

@@ -573,7 +573,13 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         In a conservative run (no input, friction or external force), stop with
         :class:`~artidyn.errors.SimulationError` once ``|E - E0|`` exceeds this fraction of the
         run's energy scale (largest kinetic energy or potential change, at least m g times the
-        robot's size). None: no check.
+        robot's size). In a run with inputs, controller, friction or damping, the energy balance:
+        stop (status 8) once ``E - E0`` (E with a PD controller's spring ``kp |q_ref (-) q|^2 / 2``)
+        exceeds the inputs' work (torques, computed torque, the PD's power at its reference's
+        velocity, external wrenches; the integrator's own quadrature) by this fraction of the
+        scale (the largest of m g times the robot's size, the largest kinetic or PD spring energy,
+        the inputs' absolute work): the run diverges. ``stats["energy_excess"]`` is the largest
+        excess reached. None: no check.
     progress : bool or None
         A progress bar (tqdm, on stderr) for runs longer than about a second; None: only when
         stderr is a terminal.
@@ -613,7 +619,8 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
     Raises
     ------
     SimulationError
-        The state became non-finite, the energy error exceeded ``energy_tol``, or the adaptive
+        The state became non-finite, the energy error exceeded ``energy_tol`` (or the energy
+        grew beyond the inputs' work: the run diverged), or the adaptive
         step underflowed: the message names the time, step and joint and what to try; the
         partial result is ``error.result``.
     """
