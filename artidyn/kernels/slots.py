@@ -12,13 +12,20 @@ NONE, CONSTANT, HOLD, LINEAR = 0, 1, 2, 3                # tau and f_ext inputs
 PD, COMPUTED_TORQUE = 1, 2                               # controllers
 
 CI_METHOD, CI_TAU, CI_FEXT, CI_CTRL, CI_FRICTION, CI_CONSERVATIVE, CI_EVERY, CI_NSTEPS, \
-    CI_STEP_LIMIT, CI_MAX_STEPS, CI_CLAMP_SAMPLES, CI_COULOMB, CI_RECORD, CI_SIZE = range(14)
+    CI_STEP_LIMIT, CI_MAX_STEPS, CI_CLAMP_SAMPLES, CI_COULOMB, CI_RECORD, CI_BALANCE, CI_SIZE = range(15)
 REC_Q, REC_V, REC_A, REC_TAU, REC_ENERGY = 1, 2, 4, 8, 16   # bits of ci[CI_RECORD]: what samples keep
-CF_DT, CF_RTOL, CF_ATOL, CF_ENERGY_TOL, CF_ESCALE, CF_T0, CF_SIZE = range(7)
+CF_DT, CF_RTOL, CF_ATOL, CF_ENERGY_TOL, CF_ESCALE, CF_T0, CF_BSCALE, CF_SIZE = range(8)
 
 OK, NONFINITE, ENERGY, UNDERFLOW, MAX_STEPS, BAD_INPUT, NOT_SPD = range(7)
-SI_STATUS, SI_STEP, SI_SAMPLE, SI_EVENTS, SI_ACCEPTED, SI_REJECTED, SI_FSAL, SI_EVALS, SI_SIZE = range(9)
+DIVERGED = 8   # the energy balance of a run with inputs failed (the contact pipeline's code for it too)
+SI_STATUS, SI_STEP, SI_SAMPLE, SI_EVENTS, SI_ACCEPTED, SI_REJECTED, SI_FSAL, SI_EVALS, SI_CHECKS, \
+    SI_SIZE = range(10)
 SF_T, SF_H, SF_E0, SF_TMAX, SF_DUMAX, SF_DRIFT, SF_ESCALE, SF_U0, SF_SIZE = range(9)
+# the energy balance of runs with inputs (ci[CI_BALANCE]): the work of the inputs so far and its
+# absolute value, the first energy, the largest kinetic energy, the largest excess over the scale,
+# the inputs' power at the step's start (dopri5's FSAL stage)
+SF_WORK, SF_ABSW, SF_BE0, SF_KMAX, SF_EXCESS, SF_P1 = range(SF_SIZE, SF_SIZE + 6)
+SF_SIZE = SF_SIZE + 6
 
 # W rows (scratch vectors of length max(nq, nv)): the FSAL acceleration and torque (A, TAU), a
 # stage's q, xi, v and torque (Q, XI, V, TS), a dense sample's a and tau (DA, DT), the chart point

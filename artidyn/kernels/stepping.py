@@ -32,11 +32,12 @@ from .aba import aba_state
 from .crba import crba_state
 from .energy import energy_after_dynamics
 from .manifold import dexp_inv_v, difference_q, integrate_q
-from .pack import IQ, IV
+from .pack import C as SCRATCH, IQ, IV, PARENT, RA, V as TWIST
 from .rnea import rnea_state
-from .spatial import FMA, all_finite, load_q
+from .spatial import FMA, all_finite, joint_motion, joint_transform, load_q, motion_to_child
 from .types import FRICTION, HAS_FEXT, NO_COULOMB
-from .slots import (BAD_INPUT, CF_ATOL, CF_DT, CF_ENERGY_TOL, CF_ESCALE, CF_RTOL, CF_SIZE, CF_T0, CI_CLAMP_SAMPLES,
+from .slots import (BAD_INPUT, CF_ATOL, CF_BSCALE, CI_BALANCE, DIVERGED, SF_ABSW, SF_BE0, SF_EXCESS,
+                    SF_KMAX, SF_P1, SF_WORK, SI_CHECKS, CF_DT, CF_ENERGY_TOL, CF_ESCALE, CF_RTOL, CF_SIZE, CF_T0, CI_CLAMP_SAMPLES,
                     CI_CONSERVATIVE, CI_COULOMB, CI_CTRL, CI_EVERY, CI_FEXT, CI_FRICTION, CI_MAX_STEPS, CI_METHOD,
                     CI_NSTEPS, CI_RECORD, CI_SIZE, CI_STEP_LIMIT, CI_TAU, COMPUTED_TORQUE, CONSTANT, DOPRI5, DP_A,
                     DP_C, DP_D, DP_E, ENERGY, G_ACT, G_COUL, G_DAMP, G_KD, G_KP, HOLD, IMPLICIT, LINEAR, MAX_STEPS,
@@ -286,6 +287,75 @@ def write_sample(B, ci, cf, j, q, v, a, tau, q_out, v_out, a_out, tau_out, e_out
 
 
 @nb.njit(fastmath=FMA)
+def input_power(B, ci, t, left, q, v, tau, f_t, f_v, gains, W, Fs, fresh):
+    """The power of the inputs at (t, q, v): ``tau . v`` (tau: the input with the controller's
+    torque, as :func:`accel` leaves it; the joint friction and damping are no inputs) plus the
+    external wrenches' ``sum_i f_i . v_i`` (body twists, body frames). A PD controller is a spring
+    and a damper towards its reference (:func:`balance` counts the spring's energy): its input is
+    the power at the reference's velocity, ``tau_pd . v_ref``, so that the term
+    ``tau_pd . (v_ref - v)`` replaces its ``tau_pd . v``. ``fresh``: the table, Fs and the
+    controller's rows of W hold the dynamics pass of (t, q, v); else (the Euler steps: the torque
+    of the step at its new velocity v) the wrenches and twists are computed here."""
+    nv = int(B[0, IV])
+    p = 0.0
+    for c in range(nv):
+        p += tau[c] * v[c]
+    if ci[CI_CTRL] == PD:       # W_C1: q_ref (-) q, W_VR: v_ref of the step's (or stage's) pass
+        for c in range(nv):
+            if gains[G_ACT, c] != 0.0:
+                tpd = gains[G_KP, c] * W[W_C1, c] + gains[G_KD, c] * (W[W_VR, c] - (v[c] if fresh else W[W_X, c]))
+                p += gains[G_ACT, c] * tpd * (W[W_VR, c] - v[c])
+    if ci[CI_FEXT] == NONE:
+        return p
+    if not fresh:
+        input_wrenches(ci[CI_FEXT], f_t, f_v, t, left, Fs)
+        load_q(B, q)
+        for r in range(6):
+            B[0, TWIST + r] = 0.0
+        for i in range(1, B.shape[0]):
+            joint_transform(B, i)
+            joint_motion(B, i, v, SCRATCH)
+            motion_to_child(B, i, int(B[i, PARENT]), TWIST, TWIST)
+            for r in range(6):
+                B[i, TWIST + r] += B[i, SCRATCH + r]
+    for i in range(1, B.shape[0]):      # the wrench turned to the table's internal axes (Ra^T), as aba does
+        for r in range(3):
+            e0, e1, e2 = B[i, RA + r], B[i, RA + 3 + r], B[i, RA + 6 + r]
+            p += (e0 * Fs[i, 0] + e1 * Fs[i, 1] + e2 * Fs[i, 2]) * B[i, TWIST + r]
+            p += (e0 * Fs[i, 3] + e1 * Fs[i, 4] + e2 * Fs[i, 5]) * B[i, TWIST + 3 + r]
+    return p
+
+
+@nb.njit(fastmath=FMA)
+def balance(B, ci, cf, v, gains, W, sf, si):
+    """The energy balance of a run with inputs, at the state of the table's last dynamics pass.
+
+    The inputs (torques, a computed-torque controller's torque, the reference of a PD controller,
+    external wrenches) bring the work ``W`` into the system; the joint friction and damping and the
+    PD's damping only take energy out of it, so that ``E - E0 <= W`` up to the integration error,
+    with ``E = T + U (+ 1/2 kp |q_ref (-) q|^2 with a PD controller, its spring)``. A run whose
+    energy exceeds this by more than ``energy_tol`` of its scale (the robot's weight times its
+    size, the largest kinetic (or PD spring) energy, the absolute work of the inputs so far) has
+    left its equations: False (it diverges)."""
+    if not ci[CI_BALANCE]:
+        return True
+    kin, pot = energy_after_dynamics(B, v)
+    spring = 0.0
+    if ci[CI_CTRL] == PD:
+        for c in range(int(B[0, IV])):
+            spring += 0.5 * gains[G_ACT, c] * gains[G_KP, c] * W[W_C1, c] * W[W_C1, c]
+    e = kin + pot + spring
+    if si[SI_CHECKS] == 0:
+        sf[SF_BE0], sf[SF_KMAX], sf[SF_WORK], sf[SF_ABSW], sf[SF_EXCESS] = e, 0.0, 0.0, 0.0, 0.0
+    si[SI_CHECKS] += 1
+    sf[SF_KMAX] = max(sf[SF_KMAX], kin, spring)
+    scale = max(cf[CF_BSCALE], sf[SF_KMAX], sf[SF_ABSW])
+    ratio = ((e - sf[SF_BE0]) - sf[SF_WORK]) / scale if scale > 0.0 else 0.0
+    sf[SF_EXCESS] = max(sf[SF_EXCESS], ratio)
+    return not ratio > cf[CF_ENERGY_TOL]
+
+
+@nb.njit(fastmath=FMA)
 def check_limits(B, lim, q_prev, q, t, events, si):
     """Record every entry of q that left its range during the step: (q index, t, value, side).
     Quaternion entries come with infinite limits (the Python side sets them), so only the flat
@@ -307,12 +377,17 @@ def check_limits(B, lim, q_prev, q, t, events, si):
 # --- one step of each fixed-step method ----------------------------------------------------------
 
 @nb.njit(fastmath=FMA)
-def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, M, G):
-    """(q, v) <- one step of the fixed-step method from (t, q, v); W[W_A] holds a(t, q, v).
-    Returns a status code (OK, NONFINITE, NOT_SPD)."""
+def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, M, G, sf):
+    """(q, v) <- one step of the fixed-step method from (t, q, v); W[W_A], W[W_TAU] hold a and tau
+    at (t, q, v), and the table that dynamics pass. Returns a status code (OK, NONFINITE, NOT_SPD).
+    With ci[CI_BALANCE], adds the inputs' work over the step to sf[SF_WORK] (and its absolute
+    value to sf[SF_ABSW]) by the method's own quadrature: RK4 ``h/6 (P1 + 2 P2 + 2 P3 + P4)`` of
+    the stages' powers, the Euler steps ``h P(t, q, v+)`` with the torque of the step."""
     nq, nv = int(B[0, IQ]), int(B[0, IV])
     method = ci[CI_METHOD]
     if method == SEMI_IMPLICIT or method == IMPLICIT:
+        for c in range(nv):
+            W[W_X, c] = v[c]     # the velocity at the step's start (the PD's torque of the step)
         if method == IMPLICIT:
             # (M + h D) dv = h M a, D = damping + the PD controller's kd on actuated dofs; with
             # Coulomb friction, a without it and the friction impulses from coulomb_box
@@ -344,11 +419,19 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, r
         else:
             for c in range(nv):
                 v[c] += h * W[W_A, c]
+        if ci[CI_BALANCE]:   # the torque held over the step at the velocity it leads to
+            p = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, gains, W, Fs, False)
+            sf[SF_WORK] += h * p
+            sf[SF_ABSW] += h * abs(p)
         integrate_q(B, q, v, h, W[W_Q])
         for c in range(nq):
             q[c] = W[W_Q, c]
         return OK
     # RK4 in the chart at q (as sim.integrate.rk4_step); stage rates in W_KX.., W_KV..
+    bal = ci[CI_BALANCE] != 0
+    if bal:
+        p = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, gains, W, Fs, True)
+        work, absw = p, abs(p)
     for c in range(nv):
         W[W_KX, c] = v[c]
         W[W_KV, c] = W[W_A, c]
@@ -361,7 +444,14 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, r
         if not accel(B, ci, t + f * h, True, W[W_Q], W[W_V], tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q,
                      ref_v, ref_a, W, Fs, W[W_KV + s], W[W_TS]):
             return NONFINITE
+        if bal:
+            p = input_power(B, ci, t + f * h, True, W[W_Q], W[W_V], W[W_TS], f_t, f_v, gains, W, Fs, True)
+            work += (1.0 if s == 3 else 2.0) * p
+            absw += (1.0 if s == 3 else 2.0) * abs(p)
         dexp_inv_v(B, W[W_XI], W[W_V], W[W_KX + s])
+    if bal:
+        sf[SF_WORK] += h / 6.0 * work
+        sf[SF_ABSW] += h / 6.0 * absw
     for c in range(nv):
         W[W_XI, c] = h / 6.0 * (W[W_KX, c] + 2.0 * W[W_KX + 1, c] + 2.0 * W[W_KX + 2, c] + W[W_KX + 3, c])
         v[c] += h / 6.0 * (W[W_KV, c] + 2.0 * W[W_KV + 1, c] + 2.0 * W[W_KV + 2, c] + W[W_KV + 3, c])
@@ -399,16 +489,22 @@ def run_fixed(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
             si[SI_FSAL] = 0   # write_sample reads the table the dynamics pass leaves: recompute here
             if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
                 return NONFINITE
+            if not balance(B, ci, cf, v, gains, W, sf, si):
+                return DIVERGED       # before the sample: the result ends at the last sound state
             ok = write_sample(B, ci, cf, j, q, v, W[W_A], W[W_TAU], q_out, v_out, a_out, tau_out, e_out, sf)
             si[SI_SAMPLE] = j + 1
             if not ok:
                 return ENERGY
             continue
+        fresh = si[SI_FSAL] == 0     # not yet evaluated (nor balanced) at this step's start
         if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
             return NONFINITE
+        if fresh and not balance(B, ci, cf, v, gains, W, sf, si):
+            return DIVERGED
         for c in range(nq):
             W[W_QPREV, c] = q[c]
-        status = fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, M, G)
+        status = fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, M, G,
+                            sf)
         si[SI_FSAL] = 0
         si[SI_EVALS] += 3 if ci[CI_METHOD] == RK4 else 0
         if status != OK:
@@ -471,12 +567,18 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
     breaks = ci[CI_TAU] == HOLD
     rejected_last = False
     tiny = 0
+    bal = ci[CI_BALANCE] != 0
+    P = np.zeros(7)            # the inputs' power at the stages (the energy balance)
     while si[SI_SAMPLE] <= j_stop:
         t, h = sf[SF_T], sf[SF_H]
         if si[SI_SAMPLE] == 0:
             si[SI_FSAL] = 0
             if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
                 return NONFINITE
+            if not balance(B, ci, cf, v, gains, W, sf, si):
+                return DIVERGED
+            if bal:
+                sf[SF_P1] = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, gains, W, Fs, True)
             si[SI_SAMPLE] = 1
             if not write_sample(B, ci, cf, 0, q, v, W[W_A], W[W_TAU], q_out, v_out, a_out, tau_out, e_out, sf):
                 return ENERGY
@@ -497,8 +599,12 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
             at_break = True
         if not h > 1e-14 * max(1.0, abs(t)):
             return UNDERFLOW
+        fresh = si[SI_FSAL] == 0
         if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
             return NONFINITE
+        if bal and fresh:      # else sf[SF_P1] holds the power at the last step's stage 7 (FSAL)
+            sf[SF_P1] = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, gains, W, Fs, True)
+        P[0] = sf[SF_P1]
         for c in range(nv):
             W[W_KX, c] = v[c]
             W[W_KV, c] = W[W_A, c]
@@ -518,6 +624,9 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
                          ref_q, ref_v, ref_a, W, Fs, W[W_KV + s], W[W_TS]):
                 good = False
                 break
+            if bal:
+                P[s] = input_power(B, ci, t + DP_C[s] * h, True, W[W_Q], W[W_V], W[W_TS], f_t, f_v, gains, W, Fs,
+                                   True)
             dexp_inv_v(B, W[W_XI], W[W_V], W[W_KX + s])
         # W_XI, W_V now hold the 5th-order solution (stage 7 = b), W_KV + 6 its acceleration
         err = dopri_error(nv, h, W, v, atol, rtol) if good else np.inf
@@ -529,7 +638,19 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
             if not sf[SF_H] > 1e-14 * max(1.0, abs(t)):
                 return UNDERFLOW if good else NONFINITE
             continue
-        # accepted: samples inside (t, t + h] from the continuous extension
+        # accepted: the energy balance at t + h (stage 7's pass, the work by the weights b), then
+        # the samples inside (t, t + h] from the continuous extension
+        if bal:
+            work = 0.0
+            absw = 0.0
+            for l in range(6):
+                work += DP_A[6][l] * P[l]
+                absw += abs(DP_A[6][l] * P[l])
+            sf[SF_WORK] += h * work
+            sf[SF_ABSW] += h * absw
+            sf[SF_P1] = P[6]
+            if not balance(B, ci, cf, W[W_V], gains, W, sf, si):
+                return DIVERGED
         t_new = stop if at_break else t + h
         # a stalled run (steps below 1e-12 of the horizon, 1000 times in a row) is an underflow too
         tiny = 0 if h > 1e-12 * (t_end - t_out[0]) else tiny + 1

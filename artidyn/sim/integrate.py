@@ -143,9 +143,10 @@ def dopri5_step(model, f, t, Q, V, h):
 DP_D = (-12715105075 / 11282082432, 0.0, 87487479700 / 32700410799, -10690763975 / 1880347072,
         701980252875 / 199316789632, -1453857185 / 822651844, 69997945 / 29380423)
 OK, NONFINITE, ENERGY, UNDERFLOW, MAX_STEPS = range(5)   # as the compiled engine's status codes
+DIVERGED = 8
 
 
-def dopri5_run(model, f, t_out, q, v, rtol, atol, h, max_steps, sample, step_done):
+def dopri5_run(model, f, t_out, q, v, rtol, atol, h, max_steps, sample, step_done, balance=None):
     """A whole adaptive Dormand-Prince 5(4) run of one state: the readable twin of the compiled
     engine's adaptive loop (same steps, same acceptance test, same samples).
 
@@ -155,7 +156,10 @@ def dopri5_run(model, f, t_out, q, v, rtol, atol, h, max_steps, sample, step_don
     a rejection); a step is stretched onto the end when it would stop within 1 % of it. Samples
     ``t_out[j]`` inside an accepted step come from the continuous extension, with a and tau
     evaluated there: ``sample(j, q, v, a, tau) -> bool`` records them (False stops the run: energy
-    tolerance); ``step_done(q_prev, q, t)`` is called after each accepted step.
+    tolerance); ``step_done(q_prev, q, t)`` is called after each accepted step. ``balance(q, v,
+    work, abs_work) -> bool`` (optional) checks the energy balance at the start and at the end of
+    each accepted step, with the inputs' work over it by the weights b of the stages' powers
+    ``tau . v`` (False stops the run: DIVERGED, before the step's samples).
 
     Returns ``(status, counts, t, h)``: the status code, ``[accepted, rejected, evaluations, samples]``,
     the time reached and the proposed next step size.
@@ -167,6 +171,8 @@ def dopri5_run(model, f, t_out, q, v, rtol, atol, h, max_steps, sample, step_don
     if first is None:
         return NONFINITE, counts, t, h
     A, Tau = first
+    if balance is not None and not balance(q, v, 0.0, 0.0):
+        return DIVERGED, counts, t, h
     counts[3] = 1
     if not sample(0, q, v, A, Tau):
         return ENERGY, counts, t, h
@@ -179,7 +185,7 @@ def dopri5_run(model, f, t_out, q, v, rtol, atol, h, max_steps, sample, step_don
             step, at_end = t_end - t, True
         if not step > 1e-14 * max(1.0, abs(t)):
             return UNDERFLOW, counts, t, h
-        kx, kv, good = [v], [A], True
+        kx, kv, good, power = [v], [A], True, [float(np.dot(Tau, v))]
         for s in range(1, 7):          # stage s in the chart at q: xi = h sum_l a_sl kx_l
             xi = step * sum(a * k for a, k in zip(DP_A[s], kx))
             vs = v + step * sum(a * k for a, k in zip(DP_A[s], kv))
@@ -190,6 +196,7 @@ def dopri5_run(model, f, t_out, q, v, rtol, atol, h, max_steps, sample, step_don
                 break
             kv.append(stage[0])
             kx.append(dexp_inv(model, xi, vs))
+            power.append(float(np.dot(stage[1], vs)))
         err = _dopri_error(step, kx, kv, xi, v, vs, atol, rtol) if good else np.inf
         if not err <= 1.0:
             counts[1] += 1
@@ -198,6 +205,9 @@ def dopri5_run(model, f, t_out, q, v, rtol, atol, h, max_steps, sample, step_don
             if not h > 1e-14 * max(1.0, abs(t)):
                 return UNDERFLOW if good else NONFINITE, counts, t, h
             continue
+        if balance is not None and not balance(integrate(model, q, xi), vs, step * sum(b * p for b, p in zip(DP_A[6], power)),
+                                               step * sum(abs(b * p) for b, p in zip(DP_A[6], power))):
+            return DIVERGED, counts, t, h
         t_new = t_end if at_end else t + step
         tiny = 0 if step > 1e-12 * (t_end - t_out[0]) else tiny + 1
         if tiny > 1000:                # a stalled run is an underflow too

@@ -44,7 +44,7 @@ DEFAULT_IVP = {"method": "DOP853", "rtol": 1e-10, "atol": 1e-12}
 MAX_EVENTS = 256
 MAX_GRID_STEPS = 1e9   # most steps of a fixed-step grid (t_final / dt)
 _STATUS = {1: "non-finite state", 2: "energy error", 3: "step size underflow", 4: "step budget exhausted",
-           6: "matrix not positive definite"}
+           6: "matrix not positive definite", 8: "diverged (energy balance)"}
 
 
 class JointLimitWarning(UserWarning):
@@ -243,10 +243,12 @@ class _Run:
         ci[K.CI_CLAMP_SAMPLES] = int(self.python_inputs and method == "dopri5")
         ci[K.CI_COULOMB] = int(method == "implicit" and bool(friction) and bool(np.any(model.coulomb)))
         ci[K.CI_RECORD] = record
+        ci[K.CI_BALANCE] = int(not conservative and energy_tol is not None)
         cf = np.zeros(K.CF_SIZE)
         cf[K.CF_DT], cf[K.CF_RTOL], cf[K.CF_ATOL] = grid[1] - grid[0] if grid.size > 1 else 0.0, rtol, atol
         cf[K.CF_ENERGY_TOL] = np.inf if energy_tol is None else energy_tol
         cf[K.CF_ESCALE] = _energy_scale(model, Q) if conservative else 0.0
+        cf[K.CF_BSCALE] = _energy_scale(model, Q) if ci[K.CI_BALANCE] else 0.0
         self.ci, self.cf, self.conservative = ci, cf, bool(ci[K.CI_CONSERVATIVE])
         S = t_out.size
         # writable C arrays always (copied only when not): one compiled specialization of the engine
@@ -409,9 +411,22 @@ class _Run:
                             self.events[0, n] = k, t, q[k], side
                         si[K.SI_EVENTS] = n + 1
 
+        def balance(q, v, work, absw):   # as the engine's balance (no controller, no wrench here)
+            kin, pot = float(kinetic_energy(model, q, v)), float(potential_energy(model, q))
+            if si[K.SI_CHECKS] == 0:
+                sf[K.SF_BE0], sf[K.SF_KMAX], sf[K.SF_WORK], sf[K.SF_ABSW], sf[K.SF_EXCESS] = kin + pot, 0, 0, 0, 0
+            si[K.SI_CHECKS] += 1
+            sf[K.SF_WORK] += work
+            sf[K.SF_ABSW] += absw
+            sf[K.SF_KMAX] = max(sf[K.SF_KMAX], kin)
+            scale = max(cf[K.CF_BSCALE], sf[K.SF_KMAX], sf[K.SF_ABSW])
+            ratio = ((kin + pot - sf[K.SF_BE0]) - sf[K.SF_WORK]) / scale if scale > 0.0 else 0.0
+            sf[K.SF_EXCESS] = max(sf[K.SF_EXCESS], ratio)
+            return not ratio > cf[K.CF_ENERGY_TOL]
+
         status, (accepted, rejected, evals, samples), t, h = dopri5_run(
             model, f, self.t_out, self.Q0[0].copy(), self.V0[0].copy(), cf[K.CF_RTOL], cf[K.CF_ATOL], sf[K.SF_H],
-            int(ci[K.CI_MAX_STEPS]), sample, step_done)
+            int(ci[K.CI_MAX_STEPS]), sample, step_done, balance if ci[K.CI_BALANCE] else None)
         si[K.SI_STATUS], si[K.SI_SAMPLE], si[K.SI_ACCEPTED], si[K.SI_STEP] = status, samples, accepted, accepted
         si[K.SI_REJECTED], si[K.SI_EVALS] = rejected, evals
         sf[K.SF_T], sf[K.SF_H] = t, h
@@ -559,7 +574,13 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         In a conservative run (no input, friction or external force), stop with
         :class:`~artidyn.errors.SimulationError` once ``|E - E0|`` exceeds this fraction of the
         run's energy scale (largest kinetic energy or potential change, at least m g times the
-        robot's size). None: no check.
+        robot's size). In a run with inputs, controller, friction or damping, the energy balance:
+        stop (status 8) once ``E - E0`` (E with a PD controller's spring ``kp |q_ref (-) q|^2 / 2``)
+        exceeds the inputs' work (torques, computed torque, the PD's power at its reference's
+        velocity, external wrenches; the integrator's own quadrature) by this fraction of the
+        scale (the largest of m g times the robot's size, the largest kinetic or PD spring energy,
+        the inputs' absolute work): the run diverges. ``stats["energy_excess"]`` is the largest
+        excess reached. None: no check.
     progress : bool or None
         A progress bar (tqdm, on stderr) for runs longer than about a second; None: only when
         stderr is a terminal.
@@ -603,7 +624,8 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
     Raises
     ------
     SimulationError
-        The state became non-finite, the energy error exceeded ``energy_tol``, or the adaptive
+        The state became non-finite, the energy error exceeded ``energy_tol`` (or the energy
+        grew beyond the inputs' work: the run diverged), or the adaptive
         step underflowed: the message names the time, step and joint and what to try; the
         partial result is ``error.result``.
     """
@@ -844,7 +866,7 @@ def _finish(run, wall, single):
                                      "lower" if side < 0 else "upper", None if single else r))
     stats = {"accepted_steps": si[:, K.SI_ACCEPTED].copy(), "rejected_steps": si[:, K.SI_REJECTED].copy(),
              "dynamics_evaluations": si[:, K.SI_EVALS].copy(), "energy_error": sf[:, K.SF_DRIFT].copy(),
-             "status": si[:, K.SI_STATUS].copy()}
+             "energy_excess": sf[:, K.SF_EXCESS].copy(), "status": si[:, K.SI_STATUS].copy()}
     if single:
         stats = {k: v[0].item() for k, v in stats.items()}
     T, U = pick(run.e[..., 0]), pick(run.e[..., 1])
@@ -884,6 +906,12 @@ def _failure_message(run, failed, result):
     if status == 2:
         what = (f"the energy error reached {run.sf[r, K.SF_DRIFT]:.3g} of the energy scale (tolerance "
                 f"energy_tol = {run.cf[K.CF_ENERGY_TOL]:.3g}) in this conservative run")
+    elif status == 8:
+        k = int(run.si[r, K.SI_STEP])
+        what = (f"the run diverged at step {k}: its energy{' (with the PD spring)' if run.ci[K.CI_CTRL] == 1 else ''} "
+                f"grew beyond the work of its inputs by {run.sf[r, K.SF_EXCESS]:.3g} of the energy scale (tolerance "
+                f"energy_tol = {run.cf[K.CF_ENERGY_TOL]:.3g}; the friction, damping and feedback can only take energy "
+                f"out)")
     elif status == 3:
         what = "the adaptive step size fell below 1e-14 s (a discontinuous input or a singular mass matrix?)"
     elif status == 4:
@@ -895,6 +923,12 @@ def _failure_message(run, failed, result):
     tips = ("Try a smaller dt (e.g. default_dt(model) / 4), the adaptive method (method='dopri5'), or "
             "method='implicit' for stiff joint damping" if run.method != "dopri5" else
             "Check the inputs and the model's inertias (load report); a tighter rtol rarely helps here")
+    if status == 8:
+        tips = ("Try a smaller dt (e.g. default_dt(model) / 4), method='implicit' for stiff joint damping or PD gains, "
+                "the adaptive method (method='dopri5'), or lower controller gains (kp, kd) if they are a mistake; "
+                "energy_tol=None switches this check off" if run.method != "dopri5" else
+                "Check the controller's gains and the inputs (a tighter rtol may help); energy_tol=None switches this "
+                "check off")
     n_failed = f" ({failed.size} runs failed: {', '.join(map(str, failed[:8]))}{'...' if failed.size > 8 else ''})" \
         if run.N > 1 else ""
     return (f"simulate '{model.name}': {who}{what} at t = {t_fail:.6g} s ({step}); {fast}{_conditioning(model, run.q[r, j])}. "
