@@ -30,7 +30,7 @@ from ..constraints import constrained_dynamics, constraint_rows
 from ..constraints.projection import project
 from ..constraints.solve import _check, check_baumgarte
 from ..dynamics import kinetic_energy, potential_energy
-from ..errors import InputError, ShapeError, SimulationError, as_real
+from ..errors import InputError, ShapeError, SimulationError, as_real, check_number
 from ..firstuse import clock
 from .integrate import rk4_step, semi_implicit_step
 from .result import Energy, SimulationResult
@@ -50,7 +50,8 @@ def simulate_constrained(model: Model, q0: ArrayLike, v0: ArrayLike | None = Non
                          constraints: Iterable[Constraint] | str = (), tau: Input = 0.0, t_final: float = 1.0,
                          dt: float = 1e-3, method: str = "rk4", f_ext: Input | None = None,
                          baumgarte: tuple[float, float] | None = None, projection: bool = True, tol: float = 1e-12,
-                         record_every: int = 1, friction: bool = True, route: str = "auto") -> SimulationResult:
+                         record_every: int = 1, friction: bool = True, route: str = "auto",
+                         energy_tol: float | None = 0.1) -> SimulationResult:
     """Simulate a model with bilateral constraints from ``(q0, v0)`` (assembled first).
 
     ``tau``: a constant (nv,) or number, an array with one row per step (``ceil(t_final / dt)``
@@ -62,7 +63,12 @@ def simulate_constrained(model: Model, q0: ArrayLike, v0: ArrayLike | None = Non
 
     Returns a :class:`SimulationResult` with ``constraint_forces`` (S, rows: the multipliers, in
     constraint order), ``drift`` (S, 2: max |phi| and max |J v| before each projection) and
-    ``stats`` (``route`` says which ran).
+    ``stats`` (``route`` says which ran). ``energy_tol``: the energy balance of the run (ideal
+    constraints do no work, friction only takes energy out: ``E - E0 <= W``, W the work of tau and
+    f_ext by the trapezoid rule over the samples): a run whose energy outgrows W by more than
+    ``energy_tol`` of its scale raises :class:`~artidyn.errors.SimulationError` with the run up to
+    there (checked when every step is sampled and the constraints are ideal and fixed in time:
+    points, welds, distances, hinges, couplings, rolling on a fixed plane; None: not checked).
     """
     from .simulate import time_grid
 
@@ -80,9 +86,50 @@ def simulate_constrained(model: Model, q0: ArrayLike, v0: ArrayLike | None = Non
     if route != "reference" and not why:
         out = _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection,
                                  tol, record_every, friction)
-        return out
-    return _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection,
-                               tol, record_every, friction)
+    else:
+        out = _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection,
+                                  tol, record_every, friction)
+    from ..constraints.compiled import compilable
+    # the balance holds for ideal, scleronomic constraints (those with a compiled form: a moving
+    # plane or a user's function may do work)
+    if energy_tol is not None and record_every == 1 and not callable(f_ext) and compilable(constraints):
+        _balance(model, out, f_ext, check_number(energy_tol, "simulate with constraints: energy_tol", positive=True))
+    return out
+
+
+def _balance(model, r, f_ext, energy_tol):
+    """SimulationError with the run up to its first sample where the energy outgrows the inputs'
+    work by more than energy_tol of the scale (as the contact pipeline's balance)."""
+    from ..dynamics import rnea
+    from .simulate import _energy_scale
+
+    E = r.energy.total
+    P = np.einsum("sk,sk->s", r.tau, r.v)
+    if f_ext is not None:
+        F = np.asarray(f_ext, dtype=float)
+        if F.ndim == 2:
+            Z = np.zeros_like(r.v)
+            P = P + np.einsum("sk,sk->s", rnea(model, r.q, Z, Z, friction=False) -
+                              rnea(model, r.q, Z, Z, np.broadcast_to(F, (len(r.t),) + F.shape), friction=False), r.v)
+    h = np.diff(r.t)
+    W = np.concatenate([[0.0], np.cumsum(0.5 * h * (P[1:] + P[:-1]))])
+    absW = np.concatenate([[0.0], np.cumsum(0.5 * h * (np.abs(P[1:]) + np.abs(P[:-1])))])
+    scale = np.maximum(np.maximum.accumulate(r.energy.kinetic), absW)
+    scale = np.maximum(scale, _energy_scale(model, r.q[:1]))
+    bad = np.nonzero((E - E[0]) - W > energy_tol * scale)[0]
+    if not bad.size:
+        return
+    k = int(bad[0])
+    part = SimulationResult(r.t[:k], r.q[:k], r.v[:k], r.a[:k], r.tau[:k],
+                            Energy(*(x[:k] for x in r.energy)), model_name=r.model_name, q_names=r.q_names,
+                            v_names=r.v_names, method=r.method, dt=r.dt, wall_time=r.wall_time, stats=r.stats)
+    part.constraint_forces, part.drift = r.constraint_forces[:k], r.drift[:k]
+    raise SimulationError(f"simulate '{model.name}' with constraints: the energy grew beyond the work of the inputs "
+                          f"(the energy balance failed: {((E - E[0]) - W)[k]:.3g} J more than the inputs brought, "
+                          f"tolerance energy_tol = {energy_tol:g} of the scale {scale[k]:.3g} J) at t = {r.t[k]:.6g} s "
+                          f"(method '{r.method}', dt = {r.dt:.3g} s); try a smaller dt, smaller Baumgarte gains or "
+                          f"inputs, or energy_tol=None. The result up to t = {r.t[max(k - 1, 0)]:.6g} s is in "
+                          f"error.result", result=part)
 
 
 def _compiled_unfit(model, constraints, tau, f_ext, nsteps):
@@ -154,8 +201,15 @@ def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_e
                 "did not converge (|phi| > 1e-6 after 10 Gauss-Newton iterations: the constraint Jacobian is nearly "
                 "singular there, a kinematic singularity of the closed chain, or the step moved too far)"}.get(
             code, "the dynamics could not be evaluated (invalid state or a constraint without direction)")
+        n = 0 if k == 0 else (k - 1) // every + 1          # the samples written before the failing step
+        part = SimulationResult(ts[:n], out_q[:n], out_v[:n], out_a[:n], out_tau[:n],
+                                Energy(energy[:n, 0], energy[:n, 1], energy[:n, 0] + energy[:n, 1]),
+                                model_name=model.name, q_names=coordinate_names(model, "q"),
+                                v_names=coordinate_names(model, "v"), method=method, dt=h, wall_time=wall,
+                                stats={"accepted_steps": max(k - 1, 0), "route": "compiled"})
+        part.constraint_forces, part.drift = lam[:n], drift[:n]
         raise SimulationError(f"simulate with constraints: {what} at t = {k * h:.6g} s (step {k}, dt = {h:.3g} s); "
-                              f"try a smaller dt")
+                              f"try a smaller dt. The result up to there is in error.result", result=part)
     kin, pot = energy[:, 0], energy[:, 1]
     result = SimulationResult(ts, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,
                               q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),

@@ -658,7 +658,7 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         _warn_declared(model)
     if constraints is not None and len(constraints) > 0:
         return _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, controller, t_eval,
-                                          record_every, friction, constraints, baumgarte, projection)
+                                          record_every, friction, constraints, baumgarte, projection, energy_tol)
     Q, V, N, single = _states(model, q0, v0)
     if method == "auto":
         method = auto_method(model, Q[0], friction)
@@ -679,7 +679,7 @@ def _warn_declared(model):
 
 
 def _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, controller, t_eval, record_every,
-                               friction, constraints, baumgarte, projection):
+                               friction, constraints, baumgarte, projection, energy_tol=0.1):
     from .constrained import simulate_constrained
 
     if method == "auto":
@@ -695,7 +695,7 @@ def _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, c
         dt = default_dt(model, Q[0], method)
     return simulate_constrained(model, q0, v0, constraints, tau=tau, t_final=t_final, dt=dt, method=method,
                                 f_ext=f_ext, baumgarte=baumgarte, projection=projection, record_every=record_every,
-                                friction=friction)
+                                friction=friction, energy_tol=energy_tol)
 
 
 def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input = 0.0, t_final: float = 1.0,
