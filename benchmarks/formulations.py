@@ -26,42 +26,15 @@ run. The load average is printed before and after. The script asserts nothing.
 import argparse
 import os
 import platform
-import time
 
 import numpy as np
 
 import artidyn
 from artidyn.models import example_robot
 from artidyn.models.erd import example_robot_path
+from dynamics import best_times          # this folder (the script's): the timing rule of dynamics.py
 
 ROBOTS = ("talos", "solo12")
-
-
-def loops_for(f, min_time):
-    """How many calls of f take at least ``min_time`` seconds."""
-    f()
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            f()
-        t = time.perf_counter() - t0
-        if t >= min_time:
-            return n
-        n = max(2 * n, int(n * min_time / max(t, 1e-9)) + 1)
-
-
-def best_times(fs, min_time, rounds):
-    """Best time of one call of each function of ``fs`` (seconds), the functions timed in turn."""
-    loops = [loops_for(f, min_time) for f in fs]
-    best = [float("inf")] * len(fs)
-    for _ in range(rounds):
-        for k, (f, n) in enumerate(zip(fs, loops)):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                f()
-            best[k] = min(best[k], (time.perf_counter() - t0) / n)
-    return best
 
 
 def cases(name, n_batch, with_reference):

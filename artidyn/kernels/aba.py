@@ -15,11 +15,12 @@ DINV D^-1 (row stride 6), UU u, A a.
 """
 import numba as nb
 
-from .pack import A, ARM, C, COUL, DAMP, DINV, F, GRAVITY, IA, IV, JTYPE, NVJ, PARENT, QN, REST, STIFF, U, UU, V
+from .pack import A, ARM, C, COUL, DAMP, DINV, F, IA, IV, JTYPE, NVJ, PARENT, QN, REST, STIFF, U, UU, V
 from .rnea import subtract_external
 from .spatial import (FMA, all_finite, cross_force_add, cross_joint_motion_add, force_to_parent_add, inertia_apply,
                       inertia_matrix, inertia_to_parent_add, joint_motion, joint_transform, motion_to_child, s_add,
                       s_dot)
+from .spatial import world_at_rest
 from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, NO_COULOMB, OUT1, VEC, inputs_ok
 
 
@@ -169,9 +170,7 @@ def aba_pass3(B, i, qdd):
 def aba_state(B, qd, tau, fext, opts, qdd):
     """ABA for the state whose q was loaded by ``load_q``: qdd (nv) <- the joint accelerations."""
     nb1 = B.shape[0]
-    for r in range(3):
-        B[0, V + r] = B[0, V + 3 + r] = B[0, A + r] = 0.0
-        B[0, A + 3 + r] = -B[0, GRAVITY + r]
+    world_at_rest(B)
     for i in range(1, nb1):
         aba_pass1(B, i, qd, fext, opts)
     for i in range(nb1 - 1, 0, -1):

@@ -30,6 +30,7 @@ import numba as nb
 from .contact_rows import (BOX, CAPSULE, CYLINDER, FALLBACK, FULL, HALFSPACE, MESH, SB, SK,  # noqa: F401
                            SP, SPHERE)
 from .contact_rows import flip_from as _flip_from
+from .contact_rows import plane as _plane
 from .contact_rows import put as _put
 from .convex import convex_contacts, cylinder_on_halfspace, mesh_on_halfspace
 
@@ -104,16 +105,6 @@ def _segments(Ta, ha, Tb, hb):
             elif t > 1.0:
                 t, s = 1.0, _clamp((b - c) / a)
     return (p10 + s * d10, p11 + s * d11, p12 + s * d12, p20 + t * d20, p21 + t * d21, p22 + t * d22)
-
-
-@nb.njit
-def _plane(SH, j, T):
-    """World normal and offset of half-space j placed at T."""
-    m0, m1, m2 = SH[j, SP], SH[j, SP + 1], SH[j, SP + 2]
-    n0 = T[0, 0] * m0 + T[0, 1] * m1 + T[0, 2] * m2
-    n1 = T[1, 0] * m0 + T[1, 1] * m1 + T[1, 2] * m2
-    n2 = T[2, 0] * m0 + T[2, 1] * m1 + T[2, 2] * m2
-    return n0, n1, n2, SH[j, SP + 3] + n0 * T[0, 3] + n1 * T[1, 3] + n2 * T[2, 3]
 
 
 @nb.njit

@@ -37,3 +37,13 @@ def flip_from(CC, k0, k1):
             x = CC[k, 4 + r]
             CC[k, 4 + r] = CC[k, 7 + r]
             CC[k, 7 + r] = x
+
+
+@nb.njit
+def plane(SH, j, T):
+    """World normal and offset of half-space j placed at T."""
+    m0, m1, m2 = SH[j, SP], SH[j, SP + 1], SH[j, SP + 2]
+    n0 = T[0, 0] * m0 + T[0, 1] * m1 + T[0, 2] * m2
+    n1 = T[1, 0] * m0 + T[1, 1] * m1 + T[1, 2] * m2
+    n2 = T[2, 0] * m0 + T[2, 1] * m1 + T[2, 2] * m2
+    return n0, n1, n2, SH[j, SP + 3] + n0 * T[0, 3] + n1 * T[1, 3] + n2 * T[2, 3]

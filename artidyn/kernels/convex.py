@@ -19,6 +19,7 @@ import numba as nb
 import numpy as np
 
 from .contact_rows import BOX, CAPSULE, CYLINDER, FALLBACK, FULL, MESH, SK, SP, SPHERE, put
+from .contact_rows import plane as _plane
 from .gjk import signed_distance
 
 MESH_CONTACTS = 4        # as closed_form.MESH_CONTACTS: the most hull vertices of a mesh on a half-space
@@ -30,16 +31,6 @@ COS_FACE = math.cos(FACE_TOL)
 SIN_FACE = math.sin(FACE_TOL)
 RIM = 8                  # points of a cylinder's cap as a polygon (manifold)
 MANIFOLD = 4             # the most contacts of a manifold
-
-
-@nb.njit
-def _plane(SH, j, T):
-    """World normal and offset of half-space j placed at T (as contact_geometry._plane)."""
-    m0, m1, m2 = SH[j, SP], SH[j, SP + 1], SH[j, SP + 2]
-    n0 = T[0, 0] * m0 + T[0, 1] * m1 + T[0, 2] * m2
-    n1 = T[1, 0] * m0 + T[1, 1] * m1 + T[1, 2] * m2
-    n2 = T[2, 0] * m0 + T[2, 1] * m1 + T[2, 2] * m2
-    return n0, n1, n2, SH[j, SP + 3] + n0 * T[0, 3] + n1 * T[1, 3] + n2 * T[2, 3]
 
 
 @nb.njit

@@ -282,24 +282,30 @@ def aba(model, q, v, tau, f_ext=None, friction=True):
 
 def crba(model, q):
     """:func:`artidyn.dynamics.crba` through the kernels, or None."""
+    return _matrix_of_q(model, q, _C_CRBA, "crba", CRBA)
+
+
+def _matrix_of_q(model, q, c_key, name, kind):
+    """An (nv, nv) matrix of q (``name``: "crba" or "gaha") through the kernels, or None: the C
+    call object kept under ``c_key``, then the numba kernel ``_K.<name>``, then a batch."""
     if not _ON[0]:
         return None
     try:
-        c = model._cache.get(_C_CRBA)
+        c = model._cache.get(c_key)
     except AttributeError:      # not a Model: the reference code names the mistake
         return None
     if c is None:
-        c = _c_single(model, "crba", 0)
+        c = _c_single(model, name, 0)
     if c and (M := c(q)) is not None:
         return M
     B = _table(model)
     try:
         if q.ndim == 1 and q.dtype.isnative:      # see native()
             M = np.empty((model.nv, model.nv))
-            return M if _K.crba(B, q, M) else None
+            return M if getattr(_K, name)(B, q, M) else None
     except (AttributeError, TypeError):
         pass
-    return _batch(model, CRBA, q, shape=(model.nv, model.nv))
+    return _batch(model, kind, q, shape=(model.nv, model.nv))
 
 
 def _zeros_v(model):
@@ -325,24 +331,7 @@ def nonlinear_effects(model, q, v):
 
 def gaha(model, q):
     """:func:`artidyn.dynamics.gaha` through the kernels, or None."""
-    if not _ON[0]:
-        return None
-    try:
-        c = model._cache.get(_C_GAHA)
-    except AttributeError:      # not a Model: the reference code names the mistake
-        return None
-    if c is None:
-        c = _c_single(model, "gaha", 0)
-    if c and (M := c(q)) is not None:
-        return M
-    B = _table(model)
-    try:
-        if q.ndim == 1 and q.dtype.isnative:      # see native()
-            M = np.empty((model.nv, model.nv))
-            return M if _K.gaha(B, q, M) else None
-    except (AttributeError, TypeError):
-        pass
-    return _batch(model, GAHA, q, shape=(model.nv, model.nv))
+    return _matrix_of_q(model, q, _C_GAHA, "gaha", GAHA)
 
 
 def christoffel(model, q):

@@ -19,9 +19,10 @@ only free joints use), so that pass 3 finds the wrench ``I_A a_i + p_A`` it tran
 import numba as nb
 
 from .aba import aba_pass1, aba_pass2, aba_pass3, minus_joint_torques
-from .pack import A, ARM, C, F, GRAVITY, IA, IV, JTYPE, NVJ, PARENT, U, V
+from .pack import A, ARM, C, F, IA, IV, JTYPE, NVJ, PARENT, U, V
 from .spatial import (FMA, all_finite, force_to_parent_add, inertia_to_parent_add, joint_motion, load_q,
                       motion_to_child, s_add, s_dot)
+from .spatial import world_at_rest
 from .types import BUF, HAS_FEXT, I64, MAT, OUT1, VEC, all_finite2
 
 
@@ -75,9 +76,7 @@ def hybrid_state(B, qd, a, tau_in, known, fext, opts, qdd, tau):
     accelerations and torques. ``a`` is read on the prescribed dofs (``known != 0``), ``tau_in`` on
     the others (they may be the same array)."""
     nb1 = B.shape[0]
-    for r in range(3):
-        B[0, V + r] = B[0, V + 3 + r] = B[0, A + r] = 0.0
-        B[0, A + 3 + r] = -B[0, GRAVITY + r]
+    world_at_rest(B)
     for i in range(1, nb1):
         aba_pass1(B, i, qd, fext, opts)
     for i in range(nb1 - 1, 0, -1):

@@ -27,9 +27,10 @@ VB, AB), U (the twist s), UU (marks j's subtree).
 import numba as nb
 import numpy as np
 
-from .pack import A, C, F, GRAVITY, IA, IV, JTYPE, NVJ, PARENT, PITCH, RA, U, UU, V
+from .pack import A, C, F, IA, IV, JTYPE, NVJ, PARENT, PITCH, RA, U, UU, V
 from .spatial import (FMA, HELICAL, all_finite, cross_joint_motion_add, joint_motion, joint_row, joint_transform,
                       load_q, motion_to_child)
+from .spatial import world_at_rest
 from .types import BUF, I64, MAT, OUT2, OUT3, VEC
 
 VB, AB, MARK = IA, IA + np.int64(6), UU
@@ -93,9 +94,7 @@ def inertia_coefficients(s, x):
 @nb.njit(fastmath=FMA)
 def regressor_montee(B, qd, qdd):
     """v_i, a_i of every body (gravity included) in internal axes (V, A) and body axes (VB, AB)."""
-    for r in range(3):
-        B[0, V + r] = B[0, V + 3 + r] = B[0, A + r] = 0.0
-        B[0, A + 3 + r] = -B[0, GRAVITY + r]
+    world_at_rest(B)
     for i in range(1, B.shape[0]):
         par = int(B[i, PARENT])
         joint_transform(B, i)

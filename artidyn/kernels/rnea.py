@@ -13,9 +13,10 @@ q from the QN columns (flat joints hold q there unchanged; other joints have no 
 """
 import numba as nb
 
-from .pack import A, ARM, C, COUL, DAMP, F, GRAVITY, IV, JTYPE, NVJ, PARENT, QN, RA, REST, STIFF, V
+from .pack import A, ARM, C, COUL, DAMP, F, IV, JTYPE, NVJ, PARENT, QN, RA, REST, STIFF, V
 from .spatial import (FMA, all_finite, cross_force_add, cross_joint_motion_add, force_to_parent_add, inertia_apply,
                       joint_motion, joint_transform, motion_to_child, s_dot)
+from .spatial import world_at_rest
 from .types import BUF, FRICTION, HAS_FEXT, I64, MAT, OUT1, VEC, inputs_ok
 
 
@@ -32,9 +33,7 @@ def subtract_external(B, i, fext, Y):
 def rnea_state(B, qd, qdd, fext, opts, tau):
     """RNEA for the state whose q was loaded by ``load_q``: tau (nv) <- the joint torques."""
     nb1 = B.shape[0]
-    for r in range(3):
-        B[0, V + r] = B[0, V + 3 + r] = B[0, A + r] = 0.0
-        B[0, A + 3 + r] = -B[0, GRAVITY + r]
+    world_at_rest(B)
     for i in range(1, nb1):
         par = int(B[i, PARENT])
         joint_transform(B, i)

@@ -23,7 +23,9 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .pack import H, IBAR, IQ, IV, JTYPE, MASS, NQJ, NVJ, P, PITCH, PP, PR, QN, R
+from .pack import GRAVITY, H, IBAR, IQ, IV, JTYPE, MASS, NQJ, NVJ, P, PITCH, PP, PR, QN, R
+from .pack import A as _A
+from .pack import V as _V
 
 # fastmath flag of the dynamics kernels: a * b + c compiled as one fused multiply-add (rounded
 # once: as exact or more). No reordering of sums and no assumption on NaN or inf, so the
@@ -72,6 +74,15 @@ def all_finite(x):
         if x[k] - x[k] != 0.0:
             return False
     return True
+
+
+@nb.njit(fastmath=FMA)
+def world_at_rest(B):
+    """The world row (0) of the table before a pass from the root: at rest, its acceleration
+    minus gravity (the forward passes carry gravity as a base acceleration, Featherstone's trick)."""
+    for r in range(3):
+        B[0, _V + r] = B[0, _V + 3 + r] = B[0, _A + r] = 0.0
+        B[0, _A + 3 + r] = -B[0, GRAVITY + r]
 
 
 @nb.njit(fastmath=FMA)

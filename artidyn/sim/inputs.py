@@ -139,3 +139,31 @@ def wrench_table(model, f_ext, grid, N, single):
         raise ShapeError(f"f_ext has {rows} rows: expected {n_int} (held over each step) or {n_int + 1} "
                          f"(interpolated) over time, or {N} (one per run)")
     return (HOLD if rows == n_int else LINEAR), (grid[:-1] if rows == n_int else grid), arr[None].copy()
+
+
+def stage_tables(model, tau, f_ext, controller, grid, N, single):
+    """The input stage as the compiled engines read it (:mod:`artidyn.kernels.stepping`'s
+    ``accel`` and :mod:`artidyn.kernels.scene_run`'s ``inputs``): ``(tau_mode, tau_t, tau_v,
+    tau_fn, f_mode, f_t, f_v, f_fn, code, gains, ref)``. A Python function for ``tau`` or
+    ``f_ext`` is returned as ``tau_fn`` / ``f_fn`` with a constant zero table that the run writes
+    its values into (None otherwise); ``code``: the controller's (0: none); ``gains`` (5, nv): kp,
+    kd, actuated, joint damping, Coulomb friction; ``ref``: the reference's (t, q, v, a)."""
+    tau_mode, tau_t, tau_v = torque_table(model, tau, grid, N, single)
+    f_mode, f_t, f_v = wrench_table(model, f_ext, grid, N, single)
+    tau_fn = f_fn = None
+    if tau_mode == "python":
+        tau_fn, tau_mode, tau_t, tau_v = tau_t, CONSTANT, grid[:1], np.zeros((1, 1, model.nv))
+    if f_mode == "python":
+        f_fn, f_mode, f_t, f_v = f_t, CONSTANT, grid[:1], np.zeros((1, 1, model.nb + 1, 6))
+    if controller is None:
+        code, gains = 0, np.zeros((5, model.nv))
+        gains[3], gains[4] = model.damping, model.coulomb
+        ref = (np.zeros(1), np.zeros((1, model.nq)), np.zeros((1, model.nv)), np.zeros((1, model.nv)))
+    else:
+        if not hasattr(controller, "tables"):
+            raise InputError(f"simulate: controller must be artidyn.sim.PD or ComputedTorque, got "
+                             f"{type(controller).__name__} (a Python function goes in tau=f(t, q, v))")
+        code = controller.code
+        gains, *ref = controller.tables(model)
+    ref = tuple(np.ascontiguousarray(x, dtype=float) for x in ref)
+    return tau_mode, tau_t, tau_v, tau_fn, f_mode, f_t, f_v, f_fn, code, np.ascontiguousarray(gains), ref

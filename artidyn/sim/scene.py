@@ -15,9 +15,9 @@ import numpy as np
 
 from ..checks import MAX_STATE as _MAX_STATE
 from ..configuration import difference, integrate
-from ..errors import InputError, ShapeError
+from ..errors import ShapeError
 from ..kernels import slots as K
-from .inputs import torque_table, wrench_table
+from .inputs import stage_tables
 
 
 def _ABS_MAX(x):
@@ -67,27 +67,9 @@ class Inputs:
 
     def __init__(self, model, tau, f_ext, controller, grid, N, single, friction):
         self.model = model
-        self.tau_mode, self.tau_t, self.tau_v = torque_table(model, tau, grid, N, single)
-        self.f_mode, self.f_t, self.f_v = wrench_table(model, f_ext, grid, N, single)
-        self.tau_fn = self.f_fn = None
-        if self.tau_mode == "python":
-            self.tau_fn, self.tau_mode, self.tau_t = self.tau_t, K.NONE, grid[:1]
-            self.tau_v = np.zeros((1, 1, model.nv))
-        if self.f_mode == "python":
-            self.f_fn, self.f_mode, self.f_t = self.f_t, K.NONE, grid[:1]
-            self.f_v = np.zeros((1, 1, model.nb + 1, 6))
+        (self.tau_mode, self.tau_t, self.tau_v, self.tau_fn, self.f_mode, self.f_t, self.f_v, self.f_fn, code,
+         self.gains, self.ref) = stage_tables(model, tau, f_ext, controller, grid, N, single)
         self.forces_arg = self.tau_fn is not None and _wants_forces(self.tau_fn)
-        if controller is None:
-            code, gains = 0, np.zeros((5, model.nv))
-            ref = (np.zeros(1), np.zeros((1, model.nq)), np.zeros((1, model.nv)), np.zeros((1, model.nv)))
-        else:
-            if not hasattr(controller, "tables"):
-                raise InputError(f"simulate: controller must be artidyn.sim.PD or ComputedTorque, got "
-                                 f"{type(controller).__name__} (a Python function goes in tau=f(t, q, v))")
-            code = controller.code
-            gains, *ref = controller.tables(model)
-        self.gains = np.ascontiguousarray(gains)
-        self.ref = tuple(np.ascontiguousarray(x, dtype=float) for x in ref)
         ci = np.zeros(K.CI_SIZE, np.int64)
         ci[K.CI_TAU], ci[K.CI_FEXT], ci[K.CI_CTRL], ci[K.CI_FRICTION] = self.tau_mode, self.f_mode, code, int(friction)
         self.ci, self.friction = ci, bool(friction)

@@ -22,7 +22,7 @@ from ..errors import InputError, ShapeError, SimulationError, check_count, check
 from ..firstuse import clock
 from ..joints import CYLINDRICAL, FREE, SPHERICAL
 from ..kernels.dispatch import kernels_enabled
-from .inputs import CONSTANT, HOLD, LINEAR, NONE, torque_table, wrench_table
+from .inputs import CONSTANT, HOLD, LINEAR, NONE, stage_tables, torque_table, wrench_table
 from .result import Energy, LimitEvent, SimulationResult
 
 if TYPE_CHECKING:
@@ -207,27 +207,11 @@ class _Run:
         self.K, self.model, self.N, self.single = K, model, N, single
         self.B = packed(model)
         self.method, self.grid, self.t_out = method, grid, t_out
-        self.tau_mode, self.tau_t, self.tau_v = torque_table(model, tau, grid, N, single)
-        self.f_mode, self.f_t, self.f_v = wrench_table(model, f_ext, grid, N, single)
-        self.python_inputs = self.tau_mode == "python" or self.f_mode == "python"
-        if self.tau_mode == "python":
-            self.tau_fn, self.tau_mode, self.tau_t = self.tau_t, CONSTANT, grid[:1]
-            self.tau_v = np.zeros((1, 1, model.nv))
-        if self.f_mode == "python":
-            self.f_fn, self.f_mode, self.f_t = self.f_t, CONSTANT, grid[:1]
-            self.f_v = np.zeros((1, 1, model.nb + 1, 6))
-        if controller is None:
-            code, gains = 0, np.zeros((5, model.nv))
-            gains[3], gains[4] = model.damping, model.coulomb
-            ref = (np.zeros(1), np.zeros((1, model.nq)), np.zeros((1, model.nv)), np.zeros((1, model.nv)))
-        else:
-            if not hasattr(controller, "tables"):
-                raise InputError(f"simulate: controller must be artidyn.sim.PD or ComputedTorque, got "
-                                 f"{type(controller).__name__} (a Python function goes in tau=f(t, q, v))")
-            code = controller.code
-            gains, *ref = controller.tables(model)
-        self.gains = np.ascontiguousarray(gains)
-        self.ref_t, self.ref_q, self.ref_v, self.ref_a = (np.ascontiguousarray(x, dtype=float) for x in ref)
+        (self.tau_mode, self.tau_t, self.tau_v, self.tau_fn, self.f_mode, self.f_t, self.f_v, self.f_fn, code, gains,
+         ref) = stage_tables(model, tau, f_ext, controller, grid, N, single)
+        self.python_inputs = self.tau_fn is not None or self.f_fn is not None
+        self.gains = gains
+        self.ref_t, self.ref_q, self.ref_v, self.ref_a = ref
         lim = np.vstack([model.lower, model.upper]).astype(float)
         for i in range(1, model.nb + 1):   # quaternion entries carry -1 .. 1 "limits": not joint limits
             if model.joint_type[i] in (SPHERICAL, FREE):
