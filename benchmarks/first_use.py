@@ -41,6 +41,18 @@ CALLS = [
                              "m = b.build(); q = ad.neutral(m); q[2] = 0.5; "
                              "ad.simulate(m, q, np.zeros(6), t_final=0.5, dt=1e-3, "
                              "contact=ContactSettings(friction=0.3, restitution=0.8))"),
+    ("contact run, PD + Python tau", "import numpy as np, artidyn as ad; "
+                                     "from artidyn.geometry import Sphere, HalfSpace; "
+                                     "from artidyn.contact import ContactSettings; from artidyn.sim import PD; "
+                                     "b = ad.ModelBuilder('ball'); "
+                                     "b.add_body('ball', 'world', 'free', mass=1.0, inertia=np.eye(3) * 4e-3); "
+                                     "b.add_collision('ball', Sphere(0.1)); b.add_collision('world', HalfSpace()); "
+                                     "m = b.build(); q = ad.neutral(m); q[2] = 0.2; "
+                                     "ad.simulate(m, q, None, lambda t, qq, vv: np.zeros(6), t_final=0.1, "
+                                     "contact=ContactSettings(), controller=PD(1.0, 0.1, q)); "
+                                     "ad.rollout(m, np.stack([q, q]), None, t_final=0.1, contact=ContactSettings())"),
+    ("gaha, christoffel, hybrid", PRE + "; ad.gaha(m, q); ad.christoffel(m, q); "
+                                        "ad.hybrid_dynamics(m, q, z, z, z, [m.joint_names[1]])"),
     ("ik", PRE + "; T = ad.frame_placement(m, ad.random_configuration(m, rng=1), 'tool0'); ad.ik(m, T, 'tool0')"),
 ]
 
