@@ -176,6 +176,8 @@ def job_contact():
     corners = np.array([[x, y, z] for x in (-0.05, 0.05) for y in (-0.05, 0.05) for z in (-0.05, 0.05)])
     compiled_distance(Mesh(vertices=corners), np.eye(4), Cylinder(0.1, 0.1), np.eye(4))
     compiled_contacts(Mesh(vertices=corners), np.eye(4), Cylinder(0.1, 0.1), np.eye(4), 0.0)
+    from .contact import solve_contacts
+    solve_contacts(np.eye(3), np.array([-1.0, 2.0, 0.0]), 0.5, method="admm")
     for name, shape in (("ball", Sphere(0.05)), ("rod", Capsule(0.05, 0.3)), ("cube", Box((0.1, 0.1, 0.1))),
                         ("can", Cylinder(0.05, 0.1)), ("hull", Mesh(vertices=corners))):
         b.add_body(name, "world", "free", mass=1.0, inertia=inertia)

@@ -26,6 +26,11 @@ import numpy as np
 
 from ..errors import InputError, ShapeError
 from .lcp import as_finite, as_square_system
+from .polish import polish
+
+NOT_PSD_MESSAGE = ("G is not positive semi-definite (no Cholesky factor of G + 1e-9 max(1, max G_ii) I); ADMM "
+                   "needs a Delassus matrix J M^-1 J^T (try method='pgs')")
+POLISH_FIRST = 8             # the iterate is polished after 8 ADMM iterations, then 16, 32, ...
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -308,6 +313,15 @@ def positive_semidefinite(G):
     return True
 
 
+def _polish(G, b, mu, y, tol):
+    """:func:`artidyn.contact.polish.polish` with this module's residuals; None on a singular
+    Newton matrix too."""
+    try:
+        return polish(G, b, mu, y, tol, residuals, converged)
+    except np.linalg.LinAlgError:
+        return None
+
+
 def admm(G, b, mu, tol, max_iter, lam0=None, mu_prox=1e-6, tau=0.5, rho_power=0.2,
          rho_power_factor=0.05, ratio_primal_dual=10.0):
     """ADMM on min 1/2 x'Gx + (b + s)'x, x = y ∈ K, with the De Saxcé shift s updated each step.
@@ -320,6 +334,10 @@ def admm(G, b, mu, tol, max_iter, lam0=None, mu_prox=1e-6, tau=0.5, rho_power=0.
     iteration) and m = mu_prox (G is only semi-definite: a redundant contact makes it singular);
     rho_power moves by rho_power_factor when the primal and dual ADMM residuals differ by more
     than ratio_primal_dual. The defaults are Pinocchio's. One iteration is one (x, y, z) update.
+
+    The start, and the iterate after 8, 16, 32, ... iterations, are polished
+    (:mod:`artidyn.contact.polish`: the contacts' modes guessed from the forces, their equations
+    solved by Newton's method); a polished iterate that satisfies the stopping rule ends the run.
     """
     from scipy.linalg import cho_factor, cho_solve   # here: scipy.linalg costs 0.2 s at import artidyn
 
@@ -331,12 +349,14 @@ def admm(G, b, mu, tol, max_iter, lam0=None, mu_prox=1e-6, tau=0.5, rho_power=0.
     if converged(res, tol):          # the start solves it (a warm start at rest): nothing to factor
         return y, u, res, 0, "converged"
     if not positive_semidefinite(G):
-        raise InputError("G is not positive semi-definite (no Cholesky factor of G + 1e-9 max(1, max G_ii) I); "
-                         "ADMM needs a Delassus matrix J M^-1 J^T (try method='pgs')")
+        raise InputError(NOT_PSD_MESSAGE)
+    P = _polish(G, b, mu, y, tol)
+    if P is not None:                # the modes of the start solve it: no ADMM
+        return P[0], P[1], P[2], 0, "converged"
     L, m = largest_eigenvalue(G) + mu_prox, mu_prox
     rho = max(np.sqrt(L * m) * (L / m) ** rho_power, 1e-8)
     factor = cho_factor(G + (mu_prox + tau * rho) * np.eye(b.size))
-    it, status = 0, None
+    it, status, next_polish = 0, None, POLISH_FIRST
     while not converged(res, tol) and it < max_iter:
         it += 1
         s = de_saxce(z.reshape(-1, 3), mu).ravel() - z
@@ -349,6 +369,12 @@ def admm(G, b, mu, tol, max_iter, lam0=None, mu_prox=1e-6, tau=0.5, rho_power=0.
             break
         u = G @ y + b
         res = residuals(y.reshape(-1, 3), u.reshape(-1, 3), mu)
+        if it == next_polish and not converged(res, tol):
+            next_polish *= 2
+            P = _polish(G, b, mu, y, tol)
+            if P is not None:
+                y = P[0]
+                break
         primal = np.abs(x - y).max()
         dual = np.abs(mu_prox * (x - x_prev) + tau * rho * (y - y_prev)).max()
         step = 0.0

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from ..errors import InputError, ShapeError
-from .friction import admm, as_mu, contact_residuals, nsgs, project_cone, residuals
+from ..kernels.dispatch import kernels_enabled
+from .friction import NOT_PSD_MESSAGE, admm, as_mu, contact_residuals, nsgs, project_cone, residuals
 from .lcp import (LCPSolution, as_square_system, check_count, check_start, check_tolerance,
                   lcp_converged, lcp_residual, lemke, pgs_lcp, residuals_of)
 
@@ -108,8 +109,28 @@ def solve_contacts(G: ArrayLike, b: ArrayLike, mu: ArrayLike, method: str | None
         return solve(G, b, mu, tol, max_iter, lam0)
     if method == "lemke":
         return _frictionless_lemke(G, b, mu, max_iter)
+    if method == "admm" and kernels_enabled():
+        return _compiled_admm(G, b, mu, tol, max_iter, lam0)
     solver = nsgs if method == "pgs" else admm
     return ContactSolution(*solver(G, b, mu, tol, max_iter, lam0))
+
+
+_STATUS = ("converged", "max_iterations", "no_solution")
+
+
+def _compiled_admm(G, b, mu, tol, max_iter, lam0):
+    """The compiled twin of :func:`artidyn.contact.friction.admm` (the readable one runs inside
+    ``artidyn.kernels.reference_only()``)."""
+    from ..kernels.contact_admm import NOT_PSD, solve
+
+    y = np.zeros(b.size) if lam0 is None else np.array(lam0, dtype=float)
+    c = np.ascontiguousarray
+    status, iterations, res = solve(c(G, dtype=float), c(b, dtype=float), c(mu, dtype=float), float(tol),
+                                    int(max_iter), y)
+    if status == NOT_PSD:
+        raise InputError(NOT_PSD_MESSAGE)
+    u = G @ y + b
+    return ContactSolution(y, u, residuals(y.reshape(-1, 3), u.reshape(-1, 3), mu), int(iterations), _STATUS[status])
 
 
 def _check(G, b, mu, method, cone) -> tuple[Array, Array, Array, str]:

@@ -16,8 +16,12 @@ import math
 import numba as nb
 import numpy as np
 
+from .contact_polish import ROUNDS, correct, modes, newton
+from .contact_polish import scratch as polish_scratch
+
 MU_PROX, TAU, RHO_POWER, RHO_POWER_FACTOR, RATIO = 1e-6, 0.5, 0.2, 0.05, 10.0
 POWER_ITERATIONS, POWER_TOL = 100, 1e-4
+POLISH_FIRST = 8             # the iterate is polished after 8 ADMM iterations, then 16, 32, ...
 CONVERGED, MAX_ITERATIONS, NO_SOLUTION, NOT_PSD = 0, 1, 2, 3
 # res (6): signorini, complementarity, cone, dual, natural map, and the largest of the five
 
@@ -165,6 +169,35 @@ def positive_semidefinite(G, F):
 
 
 @nb.njit
+def polish(G, b, mu, y, tol, P, res):
+    """y, res <- the polished forces and their residuals when polishing y solves the problem
+    (:mod:`.contact_polish`; as :func:`artidyn.contact.polish.polish`); True then."""
+    mode, theta, yt, ut = P[0], P[1], P[10], P[11]
+    m = b.shape[0]
+    r6 = np.zeros(6)
+    for r in range(m):
+        yt[r] = y[r]
+    modes(yt, mu, mode, theta)
+    for _ in range(ROUNDS):
+        if not newton(G, b, mu, yt, mode, theta, tol, P):
+            return False
+        mat_vec(G, yt, b, ut)
+        for r in range(m):
+            if not (yt[r] - yt[r] == 0.0 and ut[r] - ut[r] == 0.0):
+                return False
+        residuals(yt, ut, mu, r6)
+        if converged(r6, tol):
+            for r in range(m):
+                y[r] = yt[r]
+            for r in range(6):
+                res[r] = r6[r]
+            return True
+        if not correct(yt, ut, mu, mode, theta, tol):
+            return False
+    return False
+
+
+@nb.njit
 def admm(G, b, mu, tol, max_iter, y, W, res, info):
     """Forces y (3k; in: the warm start, projected onto the cone) for (G, b, mu). W (7, 3k) and
     a (3k, 3k) factor buffer in G's shape are scratch: W rows x, z, s / rhs, u, x_prev, y_prev.
@@ -182,6 +215,9 @@ def admm(G, b, mu, tol, max_iter, y, W, res, info):
         return CONVERGED
     if not positive_semidefinite(G, F):
         return NOT_PSD
+    P = polish_scratch(m)
+    if polish(G, b, mu, y, tol, P, res):    # the modes of the start solve it: no ADMM
+        return CONVERGED
     L, mn = largest_eigenvalue(G, x, z) + MU_PROX, MU_PROX
     rho_power = RHO_POWER
     rho = max(math.sqrt(L * mn) * (L / mn) ** rho_power, 1e-8)
@@ -191,7 +227,7 @@ def admm(G, b, mu, tol, max_iter, y, W, res, info):
         z[3 * i] = u[3 * i] + mu[i] * math.sqrt(u[3 * i + 1] ** 2 + u[3 * i + 2] ** 2)
         z[3 * i + 1], z[3 * i + 2] = u[3 * i + 1], u[3 * i + 2]
     shifted_cholesky(G, MU_PROX + TAU * rho, F)
-    it, status = 0, -1
+    it, status, next_polish = 0, -1, POLISH_FIRST
     while not converged(res, tol) and it < max_iter:
         it += 1
         tr = TAU * rho
@@ -221,6 +257,10 @@ def admm(G, b, mu, tol, max_iter, y, W, res, info):
             break
         mat_vec(G, y, b, u)
         residuals(y, u, mu, res)
+        if it == next_polish and not converged(res, tol):
+            next_polish *= 2
+            if polish(G, b, mu, y, tol, P, res):
+                break
         primal = dual = 0.0
         for r in range(m):
             primal = max(primal, abs(x[r] - y[r]))
@@ -240,3 +280,15 @@ def admm(G, b, mu, tol, max_iter, y, W, res, info):
     if status < 0:
         status = CONVERGED if converged(res, tol) else MAX_ITERATIONS
     return status
+
+
+@nb.njit(cache=True)
+def solve(G, b, mu, tol, max_iter, y):
+    """The compiled ADMM on one problem (the "admm" route of
+    :func:`artidyn.contact.solvers.solve_contacts`): y (in: the warm start) <- the forces.
+    Returns (status, iterations, residuals (6))."""
+    W = np.zeros((7, max(b.shape[0], 1)))
+    res = np.zeros(6)
+    info = np.zeros(1, np.int64)
+    status = admm(G, b, mu, tol, max_iter, y, W, res, info)
+    return status, info[0], res

@@ -1,0 +1,223 @@
+"""Compiled polishing of an iterate of the frictional contact problem; mirrors
+:mod:`artidyn.contact.polish` step for step (the modes separated, stick, slide and normal, Newton's
+method on their equations, the modes the result contradicts changed, the result accepted only
+when the problem's residuals are within the tolerance).
+
+Scratch P (:func:`scratch`): the modes (k) and angles (k) of the contacts, the offsets of their
+unknowns (k + 1), and for p <= 3k unknowns: x (p), F (p), the theta-derivatives (p), Newton's
+matrix (p, p), the forces' derivatives (3k, p), the pivots (p), the velocities (3k); then a
+force and a velocity buffer (3k each) for :func:`.contact_admm.polish`.
+"""
+import math
+
+import numba as nb
+import numpy as np
+
+from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
+
+SEPARATED, STICK, SLIDE, NORMAL = 0, 1, 2, 3
+NEWTON, ROUNDS, EPS, INSIDE = 8, 4, 1e-10, 1e-6
+
+
+@nb.njit
+def scratch(m):
+    k = m // 3
+    return (np.zeros(k, np.int64), np.zeros(k), np.zeros(k + 1, np.int64), np.zeros(m), np.zeros(m), np.zeros(m),
+            np.zeros((m, m)), np.zeros((m, m)), np.zeros(m, np.int64), np.zeros(m), np.zeros(m), np.zeros(m))
+
+
+@nb.njit
+def _unknowns(md):
+    if md == STICK:
+        return 3
+    if md == SLIDE:
+        return 2
+    if md == NORMAL:
+        return 1
+    return 0
+
+
+@nb.njit
+def modes(y, mu, mode, theta):
+    """The modes guessed from the forces y (as :func:`artidyn.contact.polish.modes`)."""
+    for i in range(mu.shape[0]):
+        n, t1, t2 = y[3 * i], y[3 * i + 1], y[3 * i + 2]
+        theta[i] = 0.0
+        if not n > 0.0:
+            mode[i] = SEPARATED
+        elif mu[i] == 0.0:
+            mode[i] = NORMAL
+        elif math.hypot(t1, t2) < (1.0 - INSIDE) * mu[i] * n:
+            mode[i] = STICK
+        else:
+            mode[i], theta[i] = SLIDE, math.atan2(t2, t1)
+
+
+@nb.njit
+def _offsets(mode, off):
+    off[0] = 0
+    for i in range(mode.shape[0]):
+        off[i + 1] = off[i] + _unknowns(mode[i])
+    return off[mode.shape[0]]
+
+
+@nb.njit
+def _forces(y, mu, mode, theta, x, off):
+    for i in range(mode.shape[0]):
+        j, r, md = off[i], 3 * i, mode[i]
+        if md == SEPARATED:
+            y[r], y[r + 1], y[r + 2] = 0.0, 0.0, 0.0
+        elif md == STICK:
+            y[r], y[r + 1], y[r + 2] = x[j], x[j + 1], x[j + 2]
+        elif md == NORMAL:
+            y[r], y[r + 1], y[r + 2] = x[j], 0.0, 0.0
+        else:
+            y[r], y[r + 1], y[r + 2] = x[j], mu[i] * x[j] * math.cos(x[j + 1]), mu[i] * x[j] * math.sin(x[j + 1])
+
+
+@nb.njit
+def lu_solve(A, x, piv):
+    """x <- A^-1 x by Gaussian elimination with partial pivoting (A overwritten); False on a zero
+    pivot."""
+    p = x.shape[0]
+    for c in range(p):
+        r = c
+        for i in range(c + 1, p):
+            if abs(A[i, c]) > abs(A[r, c]):
+                r = i
+        piv[c] = r
+        if A[r, c] == 0.0:
+            return False
+        if r != c:
+            for j in range(p):
+                A[c, j], A[r, j] = A[r, j], A[c, j]
+            x[c], x[r] = x[r], x[c]
+        d = A[c, c]
+        for i in range(c + 1, p):
+            f = A[i, c] / d
+            if f != 0.0:
+                for j in range(c + 1, p):
+                    A[i, j] -= f * A[c, j]
+                x[i] -= f * x[c]
+    for c in range(p - 1, -1, -1):
+        s = x[c]
+        for j in range(c + 1, p):
+            s -= A[c, j] * x[j]
+        x[c] = s / A[c, c]
+    return True
+
+
+@nb.njit
+def _velocities(G, y, b, u):
+    m = b.shape[0]
+    for r in range(m):
+        s = b[r]
+        for c in range(m):
+            s += G[r, c] * y[c]
+        u[r] = s
+
+
+@nb.njit
+def newton(G, b, mu, y, mode, theta, tol, P):
+    """y <- forces solving the equations of the modes from y (as
+    :func:`artidyn.contact.polish.newton`); theta updated. False when Newton's matrix was singular."""
+    off, x, F, dth, A, D, piv, u = P[2], P[3], P[4], P[5], P[6], P[7], P[8], P[9]
+    k = mode.shape[0]
+    p = _offsets(mode, off)
+    for i in range(k):                       # the unknowns from y
+        j, r, md = off[i], 3 * i, mode[i]
+        if md == STICK:
+            x[j], x[j + 1], x[j + 2] = y[r], y[r + 1], y[r + 2]
+        elif md == NORMAL:
+            x[j] = y[r]
+        elif md == SLIDE:
+            x[j], x[j + 1] = y[r], theta[i]
+    _forces(y, mu, mode, theta, x, off)       # on the modes' forces (a slide: on the cone)
+    for _ in range(NEWTON):
+        _velocities(G, y, b, u)
+        fmax = 0.0
+        for i in range(k):                   # F and the theta-derivatives of the sliding equations
+            j, r, md = off[i], 3 * i, mode[i]
+            if md == STICK:
+                F[j], F[j + 1], F[j + 2] = u[r], u[r + 1], u[r + 2]
+                dth[j], dth[j + 1], dth[j + 2] = 0.0, 0.0, 0.0
+            elif md == NORMAL or md == SLIDE:
+                F[j], dth[j] = u[r], 0.0
+            if md == SLIDE:
+                c, s = math.cos(theta[i]), math.sin(theta[i])
+                F[j + 1] = u[r + 1] * s - u[r + 2] * c
+                dth[j + 1] = u[r + 1] * c + u[r + 2] * s
+        for j in range(p):
+            fmax = max(fmax, abs(F[j]))
+        if p == 0 or fmax <= 0.01 * tol:
+            break
+        for i in range(k):                   # D = dlam/dx (3k, p)
+            for r in range(3):
+                for j in range(p):
+                    D[3 * i + r, j] = 0.0
+            j, r, md = off[i], 3 * i, mode[i]
+            if md == STICK:
+                D[r, j], D[r + 1, j + 1], D[r + 2, j + 2] = 1.0, 1.0, 1.0
+            elif md == NORMAL:
+                D[r, j] = 1.0
+            elif md == SLIDE:
+                c, s = math.cos(theta[i]), math.sin(theta[i])
+                D[r, j], D[r + 1, j], D[r + 2, j] = 1.0, mu[i] * c, mu[i] * s
+                D[r + 1, j + 1], D[r + 2, j + 1] = -mu[i] * y[r] * s, mu[i] * y[r] * c
+        for i in range(k):                   # A = E G D + diag(dth): the rows of G D the equations use
+            j, r, md = off[i], 3 * i, mode[i]
+            if md == SEPARATED:
+                continue
+            for col in range(p):
+                g0 = g1 = g2 = 0.0
+                for c in range(3 * k):
+                    dc = D[c, col]
+                    if dc != 0.0:
+                        g0 += G[r, c] * dc
+                        g1 += G[r + 1, c] * dc
+                        g2 += G[r + 2, c] * dc
+                if md == STICK:
+                    A[j, col], A[j + 1, col], A[j + 2, col] = g0, g1, g2
+                else:
+                    A[j, col] = g0
+                    if md == SLIDE:
+                        c, s = math.cos(theta[i]), math.sin(theta[i])
+                        A[j + 1, col] = g1 * s - g2 * c
+        top = 0.0
+        for j in range(p):
+            A[j, j] += dth[j]
+            top = max(top, abs(A[j, j]))
+        reg = EPS * max(top, 1e-300)
+        for j in range(p):
+            A[j, j] += reg
+        if not lu_solve(A[:p, :p], F[:p], piv):
+            return False
+        for j in range(p):
+            x[j] -= F[j]
+        for i in range(k):
+            if mode[i] == SLIDE:
+                theta[i] = x[off[i] + 1]
+        _forces(y, mu, mode, theta, x, off)
+    return True
+
+
+@nb.njit
+def correct(y, u, mu, mode, theta, tol):
+    """Change the modes that the forces y and velocities u contradict (as
+    :func:`artidyn.contact.polish.correct`); True when one changed."""
+    changed = False
+    for i in range(mode.shape[0]):
+        r, md = 3 * i, mode[i]
+        n, t1, t2 = y[r], y[r + 1], y[r + 2]
+        if md != SEPARATED and n < 0.0:
+            mode[i] = SEPARATED
+        elif md == SEPARATED and u[r] < -tol:
+            mode[i] = NORMAL if mu[i] == 0.0 else STICK
+        elif md == STICK and math.hypot(t1, t2) > mu[i] * n:
+            mode[i], theta[i] = SLIDE, math.atan2(t2, t1)
+        elif md == SLIDE and u[r + 1] * math.cos(theta[i]) + u[r + 2] * math.sin(theta[i]) > tol:
+            mode[i] = STICK
+        else:
+            continue
+        changed = True
+    return changed
