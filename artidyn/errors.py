@@ -180,3 +180,27 @@ def check_rigid(x, where, error=InputError):
         raise error(f"{where} is not a rigid transform: rotation orthogonality error {err:.3g}, det {det:.6g}, "
                     f"last row {T[3].tolist()} (expected (0, 0, 0, 1))")
     return T
+
+
+def check_function(f, where, form, nargs=(3,)):
+    """``f`` when it is callable and takes one of ``nargs`` positional arguments (``form``, e.g.
+    "tau(t, q, v)", says how it is called); InputError otherwise, naming its signature (a function
+    of two arguments failed at its first call, in Python's words). A callable whose signature
+    cannot be read (a builtin, a compiled function) is taken as it is."""
+    import inspect
+
+    if not callable(f):
+        raise InputError(f"{where} must be a function {form}, got {shown(f)}")
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        return f
+    for n in nargs:
+        try:
+            sig.bind(*range(n))
+            return f
+        except TypeError:
+            pass
+    name = getattr(f, "__name__", type(f).__name__)
+    raise InputError(f"{where} must be a function {form}, called with {' or '.join(map(str, nargs))} positional "
+                     f"argument(s); {name}{sig} cannot take them")

@@ -93,9 +93,11 @@ def section_title(section, entry=None):
 
 
 def error_message(exc):
-    """``Type: message`` of an exception (a KeyError's message without its quotes)."""
+    """``Type: message`` of an exception (a KeyError's message without its quotes), for the
+    Markdown report: on one line, escaped (messages quote names from the model file)."""
+    from .symbolic.escape import markdown_cell
     msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-    return f"{type(exc).__name__}: {msg}"
+    return markdown_cell(f"{type(exc).__name__}: {msg}")
 
 
 def failed_section(title, exc, hint=None):

@@ -302,10 +302,10 @@ def test_screenshot_skeleton_and_floating_base(tmp_path):
     (dict(times=[0.0, 2.0, 1.0]), r"times must increase: t\[2\] = 1 after t\[1\] = 2"),
     (dict(times=[0.0, np.nan, 1.0]), "time 1 is NaN or infinite"),
     (dict(times="abc"), "times must be numbers"),
-    (dict(dt=0.0), "dt must be a finite number > 0"),
-    (dict(max_triangles=-5), "max_triangles must be a positive integer, got -5"),
-    (dict(max_frames=2.5), "max_frames must be a positive integer"),
-    (dict(speed=float("inf")), "speed must be a finite number > 0"),
+    (dict(dt=0.0), r"view: dt must be > 0, got 0"),
+    (dict(max_triangles=-5), "view: max_triangles must be >= 1, got -5"),
+    (dict(max_frames=2.5), "view: max_frames must be a whole number >= 1, got float 2.5"),
+    (dict(speed=float("inf")), "view: speed must be a finite real number, got float inf"),
     (dict(run="0"), "run must be the index of a run"),
 ])
 def test_view_checks_its_arguments(kw, match, tmp_path):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..configuration import integrate
-from ..errors import InputError, ModelError, ShapeError, as_real, check_number, check_rigid
+from ..errors import InputError, ModelError, ShapeError, as_real, check_number, check_rigid, shown
 from ..joints import PRISMATIC, REVOLUTE
 from ..kinematics import frame_placement, frame_velocity, jacobian, jacobian_bias
 
@@ -42,6 +42,16 @@ def _unit(x, what):
     if x.shape != (3,) or not n > 0:
         raise InputError(f"{what} must be a nonzero 3-vector, got {x.tolist()}")
     return x / n
+
+
+def named(x, where, what="frame"):
+    """``x`` when it can name a frame or joint of a model: a name (str), an index (int) or a
+    Frame; InputError otherwise (a list or a float was only refused at the first use, in
+    Python's words, or looked up as a number)."""
+    from ..model import Frame
+    if isinstance(x, (str, Frame)) or (isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))):
+        return x
+    raise InputError(f"{where} must be the name (str) or the index (int) of a {what}, got {shown(x)}")
 
 
 def _world_target(target, where):
@@ -97,7 +107,9 @@ class _Frames(Constraint):
 
     def __init__(self, frame_a: FrameLike, frame_b: FrameLike | None = None, target: ArrayLike | None = None,
                  at: ArrayLike | None = None) -> None:
-        self.frame_a, self.frame_b = frame_a, frame_b
+        kind = type(self).__name__
+        self.frame_a = named(frame_a, f"{kind}: frame_a")
+        self.frame_b = None if frame_b is None else named(frame_b, f"{kind}: frame_b")
         self.name = f"{frame_a} - {frame_b if frame_b is not None else 'world'}"
         where = f"{type(self).__name__} {self.name}"
         self.target = None if target is None else _world_target(target, f"{where}: target")
@@ -301,7 +313,8 @@ class Coupling(Constraint):
     rows = 1
 
     def __init__(self, joint_a: str | int, joint_b: str | int, ratio: float = 1.0, offset: float = 0.0) -> None:
-        self.joint_a, self.joint_b = joint_a, joint_b
+        self.joint_a, self.joint_b = named(joint_a, "Coupling: joint_a", "joint"), named(joint_b, "Coupling: joint_b",
+                                                                                        "joint")
         self.ratio = check_number(ratio, f"Coupling {joint_a} - {joint_b}: ratio")
         self.offset = check_number(offset, f"Coupling {joint_a} - {joint_b}: offset")
         self.name = f"{joint_a} = {self.ratio:g} {joint_b} + {self.offset:g}"
@@ -366,11 +379,13 @@ class Holonomic(Constraint):
             self.rows = int(np.size(self._phi(neutral(model))))
 
     def phi(self, model, q):
-        return np.atleast_1d(np.asarray(self._phi(np.asarray(q, dtype=float)), dtype=float))
+        return np.atleast_1d(as_real(self._phi(np.asarray(q, dtype=float)), f"Holonomic {self.name}: phi(q)",
+                                     "numbers (the constraint's values)"))
 
     def jacobian(self, model, q):
         if self._jac is not None:
-            return np.atleast_2d(np.asarray(self._jac(np.asarray(q, dtype=float)), dtype=float))
+            return np.atleast_2d(as_real(self._jac(np.asarray(q, dtype=float)), f"Holonomic {self.name}: jacobian(q)",
+                                         "numbers (m x nv)"))
         q = np.asarray(q, dtype=float)
         m = self.phi(model, q).size
         J = np.zeros((m, model.nv))

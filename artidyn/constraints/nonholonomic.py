@@ -37,7 +37,7 @@ from ..configuration import integrate
 from ..errors import InputError, as_real, check_number, check_vector
 from ..kinematics import frame_placement, frame_velocity, jacobian, jacobian_bias
 from ..spatial.motion import skew
-from .models import Constraint, _unit
+from .models import Constraint, _unit, named
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -183,7 +183,7 @@ class _OnPlane(PfaffianConstraint):
     def __init__(self, frame: FrameLike, normal: ArrayLike = (0.0, 0.0, 1.0), offset: float = 0.0,
                  plane_omega: ArrayLike = 0.0, plane_point: ArrayLike = (0.0, 0.0, 0.0),
                  plane_velocity: ArrayLike = (0.0, 0.0, 0.0)) -> None:
-        self.frame = frame
+        self.frame = named(frame, f"{type(self).__name__}: frame")
         where = f"{type(self).__name__} '{frame}'"
         self.n = _unit(normal, f"{where}: normal")
         self.d = check_number(offset, f"{where}: offset")
@@ -347,7 +347,7 @@ class KnifeEdge(PfaffianConstraint):
     rows = 1
 
     def __init__(self, frame: FrameLike, lateral: ArrayLike = (0.0, 1.0, 0.0), point: ArrayLike | None = None) -> None:
-        self.frame = frame
+        self.frame = named(frame, "KnifeEdge: frame")
         self.lateral = _unit(lateral, f"KnifeEdge '{frame}': lateral")
         self.point = None if point is None else check_vector(point, 3, f"KnifeEdge '{frame}': point")
         self.name = f"knife edge {frame}"
@@ -405,7 +405,8 @@ class _Path(PfaffianConstraint):
         return np.ones(self.rows, dtype=bool)
 
     def _vec(self, f, t):
-        x = np.atleast_1d(np.asarray(f(t), dtype=float))
+        x = np.atleast_1d(as_real(f(t), f"{self.name}: the target (or its derivatives) at t = {t}",
+                                  f"{self.rows} numbers"))
         if x.shape != (self.rows,) or not np.all(np.isfinite(x)):
             raise InputError(f"{self.name}: the target (or its derivatives) must give {self.rows} finite numbers at "
                              f"t = {t}, got {x!r}")
@@ -425,7 +426,7 @@ class FramePath(_Path):
     def __init__(self, frame: FrameLike, target: Callable[[float], ArrayLike],
                  velocity: Callable[[float], ArrayLike] | None = None,
                  acceleration: Callable[[float], ArrayLike] | None = None) -> None:
-        self.frame, self.name = frame, f"{frame} on its path"
+        self.frame, self.name = named(frame, "FramePath: frame"), f"{frame} on its path"
         self._init_path(target, velocity, acceleration, 3)
 
     def check(self, model):
@@ -450,7 +451,7 @@ class JointPath(_Path):
     def __init__(self, joint: str | int, target: Callable[[float], ArrayLike],
                  velocity: Callable[[float], ArrayLike] | None = None,
                  acceleration: Callable[[float], ArrayLike] | None = None) -> None:
-        self.joint, self.name = joint, f"{joint} on its path"
+        self.joint, self.name = named(joint, "JointPath: joint", "joint"), f"{joint} on its path"
         self._init_path(target, velocity, acceleration, 1)
 
     def _dofs(self, model):

@@ -31,6 +31,10 @@ def project(model, q, v, constraints, tol=1e-12, max_iter=10, t=0.0):
             Minv_Jt = np.linalg.solve(crba(model, q), r.J.T)
             v = v - Minv_Jt @ np.linalg.lstsq(r.J @ Minv_Jt, r.J @ v + r.b, rcond=1e-12)[0]
     except np.linalg.LinAlgError:
+        from ..dynamics.aba import singular_inertia
+        err = singular_inertia(model, q) if np.all(np.isfinite(q)) else None
+        if err is not None and "move(s) no inertia" in str(err):     # a joint without inertia: as aba names it
+            raise err from None
         raise SimulationError("simulate with constraints: the mass matrix became singular during the projection "
                               "onto the constraints (a non-finite or degenerate state)") from None
     return q, v, res

@@ -129,6 +129,10 @@ class _CompiledResult(ConstrainedResult):
 def _check(model, constraints) -> list[Any]:
     if hasattr(constraints, "rows"):
         constraints = [constraints]
+    elif isinstance(constraints, str):             # its letters are no constraints
+        raise InputError(f"constraints must be a constraint or a list of them, got str {constraints!r}"
+                         + ("; the model's declared ones: artidyn.constraints.from_model(model)"
+                            if constraints == "model" else ""))
     else:
         try:
             constraints = list(constraints)

@@ -83,5 +83,9 @@ class ContactSettings:
             raise InputError(f"ContactSettings: penetration must be 'warn' or 'raise', got {self.penetration!r}")
         if self.cone not in CONES:
             raise InputError(f"ContactSettings: cone must be one of {', '.join(CONES)}, got {self.cone!r}")
+        for name in ("joint_limits",):
+            x = getattr(self, name)
+            if not (isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1))):
+                raise InputError(f"ContactSettings: {name} must be True or False, got {x!r}")
         if not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 1):
             raise InputError(f"ContactSettings: max_iter must be a positive integer, got {self.max_iter!r}")

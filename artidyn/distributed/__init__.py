@@ -27,9 +27,10 @@ inside the functions: importing this module costs nothing.
 """
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_count, check_flag, check_number, shown
 
-from ._core import DEFAULT_CHUNK, check_chunk, get_client, is_dask, lazy_array, lean_model  # noqa: F401
+from ._core import DEFAULT_CHUNK, check_chunk, check_model, get_client, is_dask, lazy_array  # noqa: F401
+from ._core import lean_model  # noqa: F401
 from ._core import dask_chunks, run_dask, run_numpy
 from ._rollout import compute, rollout  # noqa: F401
 
@@ -75,11 +76,11 @@ def client(address=None, n_workers=None, threads_per_worker=1, processes=True, t
 
     if address is not None:
         return _connect(Client, address, timeout, cluster_options)
-    threads = int(threads_per_worker)
-    if threads < 1:
-        raise ValueError(f"client: threads_per_worker must be >= 1, got {threads_per_worker!r}")
+    threads = check_count(threads_per_worker, "client: threads_per_worker", minimum=1)
+    processes = check_flag(processes, "client: processes")
     if n_workers is None:
         n_workers = max(1, (os.cpu_count() or 1) // threads)
+    n_workers = check_count(n_workers, "client: n_workers", minimum=1)
     env = dict(cluster_options.pop("env", {}) or {})
     env.setdefault("NUMBA_NUM_THREADS", str(threads))
     env.setdefault("ARTIDYN_TASK_THREADS", str(threads))
@@ -99,6 +100,7 @@ def _run(fn, label, model, inputs, shared, chunk, client):
     """
     from ..configuration import batch_size
 
+    check_model(model, label)
     if chunk is not None:
         chunk = check_chunk(chunk, label)
     batched, shared = {}, dict(shared)
@@ -142,20 +144,56 @@ def _probe(model, batched):
 def _connect(Client, address, timeout, options):
     """``Client(address)`` within ``timeout`` seconds, or a ConnectionError naming the address."""
     import os
-    if timeout is None:
-        timeout = os.environ.get("ARTIDYN_DASK_TIMEOUT", CONNECT_TIMEOUT)
+    if timeout is None and os.environ.get("ARTIDYN_DASK_TIMEOUT"):
+        text = os.environ["ARTIDYN_DASK_TIMEOUT"]
+        try:
+            timeout = float(text)
+        except ValueError:
+            raise InputError(f"client: the environment variable ARTIDYN_DASK_TIMEOUT must be a number of seconds, "
+                             f"got {text!r}") from None
+        where = "client: ARTIDYN_DASK_TIMEOUT (seconds)"
+    else:
+        timeout, where = (CONNECT_TIMEOUT if timeout is None else timeout), "client: timeout (seconds)"
+    timeout = check_number(timeout, where, positive=True)
+    if not isinstance(address, str):
+        raise InputError(f"client: address must be a scheduler address such as 'tcp://host:8786', got {shown(address)}")
     try:
-        timeout = float(timeout)
-    except (TypeError, ValueError):
-        timeout = float("nan")
-    if not timeout > 0 or timeout == float("inf"):
-        raise InputError(f"client: timeout must be a finite number of seconds > 0, got {timeout!r}")
+        from distributed.comm.addressing import parse_address, parse_host_port
+        from distributed.comm.registry import get_backend
+        scheme, location = parse_address(address)
+        get_backend(scheme)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)              # a host and a port
+    except ValueError as exc:                  # an unknown scheme, a malformed address
+        raise InputError(f"client: address {address!r} is not a Dask scheduler address ({exc}); "
+                         f"e.g. 'tcp://host:8786'") from None
     try:
+        _reach(address, timeout)
         return Client(address, timeout=timeout, **options)
     except (OSError, TimeoutError) as exc:
         raise ConnectionError(f"client: no Dask scheduler answered at {address!r} within {timeout:g} s "
                               f"({type(exc).__name__}); is it running and reachable? (timeout= or "
                               f"ARTIDYN_DASK_TIMEOUT for a slow network)") from None
+    except (MemoryError, EOFError, ValueError, TypeError, KeyError, RuntimeError) as exc:
+        raise ConnectionError(f"client: what answers at {address!r} is not a Dask scheduler (its reply could not "
+                              f"be read: {type(exc).__name__}); check the host and the port") from None
+
+
+def _reach(address, timeout):
+    """Open a comm to ``address`` and read its handshake, all within ``timeout`` seconds, then
+    close it. Dask's ``Client`` bounds the connection by its timeout but then waits for the
+    handshake without limit: a port that accepts connections and says nothing (a proxy, another
+    service) would hang it. Run in a thread of its own (the caller may be inside an event loop)."""
+    import asyncio
+    import concurrent.futures
+
+    from distributed.comm import connect
+
+    async def once():
+        comm = await asyncio.wait_for(connect(address, timeout=timeout), timeout)
+        await comm.close()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, once()).result()
 
 
 def rnea(model, q, v, a, f_ext=None, friction=True, chunk=None, client=None):

@@ -17,7 +17,7 @@ import weakref
 
 import numpy as np
 
-from ..errors import ArtidynError, InputError
+from ..errors import ArtidynError, InputError, check_count, shown
 
 DEFAULT_CHUNK = 20_000
 
@@ -58,9 +58,13 @@ def model_future(client, model, shapes=False):
 
 def get_client(client=None):
     """``client`` or the current default Dask client; InputError when there is none."""
+    from distributed import Client, default_client
+
     if client is not None:
+        if not isinstance(client, Client):
+            raise InputError(f"artidyn.distributed: client must be a dask.distributed.Client (artidyn.distributed."
+                             f"client(...)), got {shown(client)}")
         return client
-    from distributed import default_client
 
     try:
         return default_client()
@@ -82,9 +86,15 @@ def is_dask(x):
 
 
 def check_chunk(chunk, label):
-    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
-        raise InputError(f"{label}: chunk must be a positive integer (states per task), got {chunk!r}")
-    return int(chunk)
+    """``chunk`` (states or runs per task) as an int >= 1 (the shared check of :mod:`artidyn.errors`)."""
+    return check_count(chunk, f"{label}: chunk (states per task)", minimum=1)
+
+
+def check_model(model, label):
+    """InputError unless ``model`` is an artidyn Model (a name or a path is loaded by ad.load first)."""
+    from ..model import Model
+    if not isinstance(model, Model):
+        raise InputError(f"{label}: model must be an artidyn Model (ad.load(...)), got {shown(model)}")
 
 
 def bounds(N, chunk):

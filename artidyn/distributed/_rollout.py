@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from ..errors import InputError, ShapeError
-from ._core import check_chunk, get_client, is_dask, lazy_array, run_dask, run_numpy
+from ._core import check_chunk, check_model, get_client, is_dask, lazy_array, run_dask, run_numpy
 
 MAX_CHUNK = 1000      # runs per task by default at most (the samples of a run are kept in memory)
 
@@ -32,6 +32,9 @@ def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", ch
     from ..sim.simulate import METHODS, _grids, _input_runs, auto_method
 
     label = "distributed.rollout"
+    check_model(model, label)
+    if chunk is not None:
+        chunk = check_chunk(chunk, label)
     if method not in METHODS or method == "scipy":
         return fn(model, q0, v0, tau, t_final, dt, method, **options)   # the in-process error
     f_ext = options.pop("f_ext", None)
@@ -54,7 +57,6 @@ def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", ch
     batched, shared = _split(runs, N, int(grid.size - 1))
     shared.update(options, t_final=t_final, dt=dt, method=method)
     client = get_client(client)
-    chunk = check_chunk(chunk, label) if chunk is not None else None
     if not any(is_dask(a) for a, _ in batched.values()):
         start = time.perf_counter()
         parts = run_numpy(client, _quiet_rollout, model, batched, shared, N, chunk or _default_chunk(client, N), label,

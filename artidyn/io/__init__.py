@@ -2,7 +2,7 @@
 import pathlib
 import re
 
-from ..errors import InputError, NameNotFound, ParseError
+from ..errors import InputError, NameNotFound, ParseError, check_flag
 
 DH_EXTENSIONS = (".toml", ".yaml", ".yml")
 XML_EXTENSIONS = (".urdf", ".xml", ".mjcf")
@@ -52,7 +52,7 @@ def load(path_or_name, floating_base=None, **kwargs):
     if not isinstance(path_or_name, (str, pathlib.PurePath)):
         raise InputError(f"load: expected a model name or a file path, got {type(path_or_name).__name__}")
     if floating_base is not None:
-        kwargs["floating_base"] = bool(floating_base)
+        kwargs["floating_base"] = check_flag(floating_base, "load: floating_base (or None)")
     text = str(path_or_name)
     if not text.strip() or any(ord(ch) < 32 for ch in text):
         raise InputError(f"load: {text!r} is not a model name or a file path (empty, or control characters)")

@@ -91,6 +91,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._text import one_line
 from ..builder import ModelBuilder
 from ..checks import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from ..errors import ModelError, ParseError
@@ -665,9 +666,23 @@ def _fmt(x):
     return repr(float(f"{float(x):.15g}"))
 
 
+def _toml_string(text):
+    """A TOML basic string of any text: backslash, quote and every control character escaped
+    (a newline in a model name would otherwise end the string and break, or reshape, the file)."""
+    out = []
+    for ch in text:
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif ord(ch) < 32 or ord(ch) == 127:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
 def _toml_value(v):
     if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return _toml_string(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (list, tuple, np.ndarray)):
@@ -680,7 +695,7 @@ def to_toml(model, angle_unit="deg", header=""):
     if not getattr(model, "dh", None):
         raise ModelError(f"model '{model.name}' was not built from a DH table (model.dh is empty)")
     scale = 180 / math.pi if angle_unit == "deg" else 1.0
-    lines = [f"# {ln}" for ln in header.splitlines()]
+    lines = [f"# {one_line(ln)}" for ln in str(header).splitlines()]
     lines += [f"name = {_toml_value(model.name)}", f"convention = {_toml_value(model.dh_convention)}",
               f"angle_unit = {_toml_value(angle_unit)}", f"gravity = {_toml_value(list(model.gravity))}"]
     n = len(model.dh)

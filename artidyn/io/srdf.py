@@ -45,7 +45,11 @@ def _body(model, link, source, line):
     try:
         return model.frame(link).body
     except NameNotFound:
-        raise ParseError(f"{source}:{line}: link '{link}' is not in model '{model.name}'") from None
+        links = [n for n in model.frame_names if n != "world"]
+        close = difflib.get_close_matches(str(link), links, 1, 0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else f" (its links: {', '.join(links[:8])}" + \
+            (" ...)" if len(links) > 8 else ")")
+        raise ParseError(f"{source}:{line}: link '{link}' is not in model '{model.name}'{hint}") from None
 
 
 def srdf_disabled_pairs(model, path):

@@ -89,7 +89,7 @@ import numpy as np
 
 from ..builder import ModelBuilder
 from ..checks import MAX_LENGTH
-from ..errors import InputError, ModelError, ParseError, PlausibilityWarning, check_vector
+from ..errors import InputError, ModelError, ParseError, PlausibilityWarning, check_flag, check_vector
 from ..geometry import Box, Capsule, Cylinder, Mesh, Sphere
 from ..model import ConstraintSpec
 from .mesh_paths import resolve_mesh
@@ -304,6 +304,8 @@ def load_urdf(path: str | PathLike[str], floating_base: bool = False, strict: bo
     FileNotFoundError : ``path`` is not a file.
     """
     gravity = check_vector(gravity, 3, "load_urdf: gravity", MAX_LENGTH)
+    floating_base, strict = check_flag(floating_base, "load_urdf: floating_base"), check_flag(strict, "load_urdf: strict")
+    repair, collisions = check_flag(repair, "load_urdf: repair"), check_flag(collisions, "load_urdf: collisions")
     data, source = read_source(path)
     reader = UrdfReader(parse_xml(data, source), source, strict, repair, collisions)
     blank = blank_before_declaration(data)

@@ -138,12 +138,13 @@ def project(B, K, TF, q, v, S, phi, tol, maxit, do_project, drift, tmp):
 
 @nb.njit(cache=True)
 def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, method, h, nsteps, every, do_project,
-                             tol, maxit, q_out, v_out, a_out, tau_out, lam_out, drift_out, e_out, si):
+                             tol, maxit, assemble, q_out, v_out, a_out, tau_out, lam_out, drift_out, e_out, si):
     """A run of ``nsteps`` steps from (q, v), modified in place; samples every ``every`` steps
     (``q_out`` ... with ``nsteps // every + 1`` rows). ``tau_v`` (1 or nsteps + 1, nv): constant, or
-    one row per step (held). e_out (S, 2): kinetic and potential energy of each sample. The
-    initial state is first assembled (projected, up to 50 iterations). si[SI_STEP] <- steps
-    taken, si[SI_CODE] <- the return code."""
+    one row per step (held). e_out (S, 2): kinetic and potential energy of each sample. With
+    ``assemble``, the initial state is first assembled (projected, up to 50 iterations); without,
+    it is taken as it is (a run carried on from the end of another: the Python side runs long
+    runs in pieces). si[SI_STEP] <- steps taken, si[SI_CODE] <- the return code."""
     nq, nv, m = int(B[0, IQ]), int(B[0, IV]), lam_out.shape[1]
     S = scratch(B, K, m)
     n = max(nq, nv, m, 1)
@@ -153,12 +154,14 @@ def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, met
     tmp = np.zeros((3, n))
     drift = np.zeros(2)
     energy, e_stage = np.zeros(2), np.zeros(2)
-    code = project(B, K, TF, q, v, S, phi, tol, 50, True, drift, tmp)    # the initial state, assembled
-    drift[0] = drift[1] = 0.0
-    if code != OK:
-        si[SI_STEP], si[SI_CODE] = 0, code
-        return code
-    factored = True
+    factored = False
+    if assemble:
+        code = project(B, K, TF, q, v, S, phi, tol, 50, True, drift, tmp)    # the initial state, assembled
+        drift[0] = drift[1] = 0.0
+        if code != OK:
+            si[SI_STEP], si[SI_CODE] = 0, code
+            return code
+        factored = True
     j = 0
     for k in range(nsteps + 1):
         tau = tau_v[k if tau_v.shape[0] > 1 else 0]

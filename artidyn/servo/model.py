@@ -15,10 +15,10 @@ from ..configuration import rkmk4
 from ..constraints.projection import project
 from ..constraints.solve import _check, constraint_rows
 from ..dynamics import crba, kinetic_energy, potential_energy, rnea
-from ..errors import InputError
-from . import core
+from ..errors import InputError, as_real, check_vector
+from . import balance, core
 from .checks import check_times
-from .problem import ServoResult, ServoRun
+from .problem import ServoResult
 
 
 class ModelServo:
@@ -39,14 +39,15 @@ class ModelServo:
         if directions is None:
             act = np.asarray(model.actuated, dtype=bool)
             D = np.eye(model.nv)[act]
-        elif len(directions) and isinstance(directions[0], str):
+        elif isinstance(directions, str) or (len(directions) and isinstance(directions[0], str)):
+            directions = [directions] if isinstance(directions, str) else directions
             rows = []
             for name in directions:
                 s = model.v_slice(name)
                 rows.extend(np.eye(model.nv)[s])
             D = np.array(rows)
         else:
-            D = np.atleast_2d(np.asarray(directions, dtype=float))
+            D = np.atleast_2d(as_real(directions, "ModelServo: directions", "joint names or a (j, nv) array"))
         if D.ndim != 2 or D.shape[1] != model.nv or not np.all(np.isfinite(D)):
             raise InputError(f"ModelServo: directions must be (j, nv = {model.nv}) finite, got shape {D.shape}")
         self.D = D
@@ -60,7 +61,7 @@ class ModelServo:
         reactions do no work on (``D delta q = 0``, ``A delta q = 0``), with the relations; the
         same motion, the servo forces recovered from the residual."""
         m = self.model
-        tau = np.zeros(m.nv) if tau is None else np.asarray(tau, dtype=float)
+        tau = self._torque(tau, "ModelServo.accelerations")
         M = crba(m, q)
         h = rnea(m, q, v, np.zeros(m.nv), f_ext, friction=friction) - tau
         s = constraint_rows(m, q, v, self.servo, t)
@@ -98,35 +99,76 @@ class ModelServo:
             self._zero_g = self.model.replace(gravity=np.zeros(3))
         return self._zero_g
 
-    def simulate(self, q0, v0, t_final, dt, tau=None):
+    def _torque(self, tau, where):
+        """The known joint torques: None (zero), a number or nv finite numbers."""
+        if tau is None:
+            return np.zeros(self.model.nv)
+        if callable(tau):
+            raise InputError(f"{where}: tau must be constant torques (a number or nv = {self.model.nv} numbers), got "
+                             f"a function")
+        T = as_real(tau, f"{where}: tau", f"torques (a number or nv = {self.model.nv} numbers)", finite=True)
+        if T.ndim == 0:
+            return np.full(self.model.nv, float(T))
+        return check_vector(T, self.model.nv, f"{where}: tau")
+
+    def simulate(self, q0, v0, t_final, dt, tau=None, energy_tol=0.1):
         """RK4 in the chart of the configuration manifold (RKMK4), each step projected back onto the servo and the
         first-kind relations (mass-weighted): a :class:`~artidyn.servo.problem.ServoRun` (energy:
-        kinetic + potential)."""
+        kinetic + potential). ``tau``: constant known torques (nv,).
+
+        A run that diverges stops with :class:`~artidyn.errors.SimulationError` (``result``: the
+        run so far): a state that is no longer finite, a problem no longer determined, or an energy
+        that outgrows the work of the servo forces, the torques and the first-kind reactions by
+        more than ``energy_tol`` of its scale (:mod:`.balance`; None: not checked)."""
+        from ..sim.simulate import _energy_scale
         m = self.model
-        t_final, dt = check_times(t_final, dt, "ModelServo.simulate")
+        where = "ModelServo.simulate"
+        t_final, dt = check_times(t_final, dt, where)
+        tau = self._torque(tau, where)
         cons = self.servo + self.rolling
         q, v, _ = project(m, np.asarray(q0, dtype=float), np.asarray(v0, dtype=float), cons)
+        bal = balance.EnergyBalance(energy_tol, where, _energy_scale(m, q[None]))
         n_steps = int(np.ceil(t_final / dt - 1e-9))
         powers = []
 
-        def accel(tt, x, w):
+        def step(tt, x, w):
+            """The accelerations at a stage; its (servo power, power of every input) kept in powers."""
+            if not balance.finite(x, w):
+                raise balance.Stop(f"the state became non-finite near t = {tt:.6g} s")
             r = self.accelerations(x, w, tau, tt)
-            powers.append(float(r.mu @ (self.D @ w)))
-            return r.qdd
-        rows, work = [], 0.0
-        for k in range(n_steps + 1):
-            t = k * dt
-            r1 = self.accelerations(q, v, tau, t)
-            if r1.status != core.DETERMINED:
-                raise InputError(f"ModelServo.simulate at t = {t:.6g}: {r1.why}")
-            rows.append((t, q, v, r1.qdd, r1.mu, r1.Lambda, float(kinetic_energy(m, q, v) + potential_energy(m, q)),
-                         float(r1.mu @ (self.D @ v)), work,
-                         float(np.max(np.abs(constraint_rows(m, q, v, self.servo, t).phi), initial=0.0))))
-            if k == n_steps:
-                break
-            powers.clear()
-            q, v = rkmk4(m, accel, t, q, v, dt)
-            work += dt / 6 * (powers[0] + 2 * powers[1] + 2 * powers[2] + powers[3])   # the servo's work, same stages
-            q, v, _ = project(m, q, v, cons, t=t + dt)
-        t, Q, V, A, MU, LAM, E, P, W, DR = (np.array(x) for x in zip(*rows))
-        return ServoRun(t, Q, V, A, MU.reshape(len(t), self.j), LAM.reshape(len(t), -1), E, P, W, DR)
+            if not balance.finite(r.qdd, r.mu, r.Lambda):
+                raise balance.Stop(f"the accelerations or forces became non-finite near t = {tt:.6g} s")
+            p = float(r.mu @ (self.D @ w))
+            other = float(tau @ w)
+            if self.rolling:
+                other += float(r.Lambda @ (constraint_rows(m, x, w, self.rolling, tt).J @ w))
+            powers.append((p, p + other))
+            return r
+        rows, work, W, absW = [], 0.0, 0.0, 0.0
+        try:
+            for k in range(n_steps + 1):
+                t = k * dt
+                powers.clear()
+                r1 = step(t, q, v)
+                if r1.status != core.DETERMINED:
+                    raise balance.Stop(f"the problem is {'no longer' if k else 'not'} determined at t = {t:.6g} s: "
+                                       f"{r1.why}")
+                kin = float(kinetic_energy(m, q, v))
+                E = kin + float(potential_energy(m, q))
+                bal.check(t, E, kin, W, absW)
+                rows.append((t, q, v, r1.qdd, r1.mu, r1.Lambda, E, powers[0][0], work,
+                             float(np.max(np.abs(constraint_rows(m, q, v, self.servo, t).phi), initial=0.0))))
+                if k == n_steps:
+                    break
+                powers.clear()
+                q, v = rkmk4(m, lambda tt, x, w: step(tt, x, w).qdd, t, q, v, dt)
+                (p1, P1), (p2, P2), (p3, P3), (p4, P4) = powers
+                work += dt / 6 * (p1 + 2 * p2 + 2 * p3 + p4)     # the servo's work, same stages
+                W += dt / 6 * (P1 + 2 * P2 + 2 * P3 + P4)
+                absW += dt / 6 * (abs(P1) + 2 * abs(P2) + 2 * abs(P3) + abs(P4))
+                if not balance.finite(q, v):
+                    raise balance.Stop(f"the state became non-finite at t = {t + dt:.6g} s")
+                q, v, _ = project(m, q, v, cons, t=t + dt)
+        except (balance.Stop, InputError, ArithmeticError, np.linalg.LinAlgError) as stop:
+            raise balance.stopped(where, stop, rows, self.j, dt) from None
+        return balance.run_of(rows, self.j)

@@ -9,10 +9,10 @@ need their derivatives, :class:`~artidyn.servo.ServoProblem` takes them symbolic
 """
 import numpy as np
 
-from ..errors import InputError
-from . import core
+from ..errors import InputError, as_real
+from . import balance, core
 from .checks import check_mass_matrix, check_times
-from .problem import ServoResult, ServoRun
+from .problem import ServoResult
 
 
 class NumericServo:
@@ -38,32 +38,45 @@ class NumericServo:
         sol = core.solve(M, np.asarray(self.h(q, qd, t), dtype=float), E,
                          np.asarray(self.gamma(q, qd, t), dtype=float).reshape(-1), D, A, gA)
         if not (np.all(np.isfinite(sol.qdd)) and np.all(np.isfinite(sol.mu))):
-            raise InputError(f"NumericServo ({self.name}): the result is not finite (singular M at this state?)")
+            raise InputError(f"NumericServo ({self.name}): the result is not finite at this state (a singular M, "
+                             f"or values that overflow)")
         return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, (3,) * E.shape[0], sol.why())
 
     def simulate(self, q0, qd0, t_final, dt):
-        """RK4 on (q, qd) (vector coordinates): a :class:`ServoRun` (energy not known here: NaN)."""
-        t_final, dt = check_times(t_final, dt, f"NumericServo.simulate ({self.name})")
-        q, qd = np.asarray(q0, dtype=float), np.asarray(qd0, dtype=float)
+        """RK4 on (q, qd) (vector coordinates): a :class:`ServoRun` (energy not known here: NaN).
+
+        Without an energy there is no energy balance: a run stops with
+        :class:`~artidyn.errors.SimulationError` (``result``: the run so far) when its state or its
+        forces stop being finite or the problem stops being determined."""
+        where = f"NumericServo.simulate ({self.name})"
+        t_final, dt = check_times(t_final, dt, where)
+        q = as_real(q0, f"{where}: q0", "the coordinates (numbers)", finite=True)
+        qd = as_real(qd0, f"{where}: qd0", "the velocities (numbers)", finite=True)
         n_steps = int(np.ceil(t_final / dt - 1e-9))
         rows, work = [], 0.0
 
         def f(t, x, w):
+            if not balance.finite(x, w):
+                raise balance.Stop(f"the state became non-finite near t = {t:.6g} s")
             r = self.accelerations(x, w, t)
             return r, float(r.mu @ (np.asarray(self.D(x, t), dtype=float).reshape(-1, x.size) @ w))
-        for k in range(n_steps + 1):
-            t = k * dt
-            r1, p1 = f(t, q, qd)
-            if r1.status != core.DETERMINED:
-                raise InputError(f"NumericServo.simulate ({self.name}) at t = {t:.6g}: {r1.why}")
-            rows.append((t, q, qd, r1.qdd, r1.mu, r1.Lambda, np.nan, p1, work, 0.0))
-            if k == n_steps:
-                break
-            r2, p2 = f(t + dt / 2, q + dt / 2 * qd, qd + dt / 2 * r1.qdd)
-            r3, p3 = f(t + dt / 2, q + dt / 2 * (qd + dt / 2 * r1.qdd), qd + dt / 2 * r2.qdd)
-            r4, p4 = f(t + dt, q + dt * (qd + dt / 2 * r2.qdd), qd + dt * r3.qdd)
-            q = q + dt / 6 * (qd + 2 * (qd + dt / 2 * r1.qdd) + 2 * (qd + dt / 2 * r2.qdd) + (qd + dt * r3.qdd))
-            qd = qd + dt / 6 * (r1.qdd + 2 * r2.qdd + 2 * r3.qdd + r4.qdd)
-            work += dt / 6 * (p1 + 2 * p2 + 2 * p3 + p4)
-        t, Q, V, A, MU, LAM, E, P, W, DR = (np.array(x) for x in zip(*rows))
-        return ServoRun(t, Q, V, A, MU.reshape(len(t), -1), LAM.reshape(len(t), -1), E, P, W, DR)
+        try:
+            for k in range(n_steps + 1):
+                t = k * dt
+                r1, p1 = f(t, q, qd)
+                if r1.status != core.DETERMINED:
+                    if not rows:
+                        raise InputError(f"{where} at t = {t:.6g}: {r1.why}")
+                    raise balance.Stop(f"the problem is no longer determined at t = {t:.6g} s: {r1.why}")
+                rows.append((t, q, qd, r1.qdd, r1.mu, r1.Lambda, np.nan, p1, work, 0.0))
+                if k == n_steps:
+                    break
+                r2, p2 = f(t + dt / 2, q + dt / 2 * qd, qd + dt / 2 * r1.qdd)
+                r3, p3 = f(t + dt / 2, q + dt / 2 * (qd + dt / 2 * r1.qdd), qd + dt / 2 * r2.qdd)
+                r4, p4 = f(t + dt, q + dt * (qd + dt / 2 * r2.qdd), qd + dt * r3.qdd)
+                q = q + dt / 6 * (qd + 2 * (qd + dt / 2 * r1.qdd) + 2 * (qd + dt / 2 * r2.qdd) + (qd + dt * r3.qdd))
+                qd = qd + dt / 6 * (r1.qdd + 2 * r2.qdd + 2 * r3.qdd + r4.qdd)
+                work += dt / 6 * (p1 + 2 * p2 + 2 * p3 + p4)
+        except (balance.Stop, InputError, ArithmeticError, np.linalg.LinAlgError) as stop:
+            raise balance.stopped(where, stop, rows, -1, dt, balance=False) from None
+        return balance.run_of(rows, -1)

@@ -26,8 +26,8 @@ import numpy as np
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 
-from ..errors import InputError
-from . import checks, core
+from ..errors import InputError, as_real, check_number
+from . import balance, checks, core
 
 T_SYMBOL = dynamicsymbols._t
 
@@ -209,6 +209,11 @@ class ServoProblem:
             self.HS_f, self.gS_f = self._fn(H_S), self._fn(g_S)
         self.a_f = self._fn(sp.Matrix([x.subs({v: 0 for v in self.qd}) for x in self.rolling])
                             if self.rolling else sp.zeros(0, 1))
+        # the energy balance of the runs (:mod:`.balance`): Jacobi's energy H = qdot . dT/dqdot - T + U,
+        # and the power of the given forces and of the energies' explicit time dependence, -dL/dt
+        self.H_f = self._fn(sum((v * self._T.diff(v) for v in self.qd), sp.S(0)) - self._T + self._U)
+        self.Pg_f = self._fn(sum((v * sp.sympify(Qi) for v, Qi in zip(self.qd, self._Q)), sp.S(0))
+                             - self._plain(self._T - self._U).diff(t))
         self._degrees = None
 
     def _relative_degrees(self):
@@ -302,12 +307,14 @@ class ServoProblem:
 
     # --- one state --------------------------------------------------------------------------
     def _state(self, q, qd, t):
-        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        where = f"ServoProblem ({self.name})"
+        q = as_real(q, f"{where}: q", f"{self.n} real numbers (the coordinates)")
+        qd = as_real(qd, f"{where}: qdot", f"{self.n} real numbers (the velocities)")
         if q.shape != (self.n,) or qd.shape != (self.n,):
             raise InputError(f"ServoProblem: q and qdot need {self.n} entries each, got {q.shape} and {qd.shape}")
-        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd)) and np.isfinite(t)):
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
             raise InputError("ServoProblem: q, qdot and t must be finite")
-        return q, qd, float(t)
+        return q, qd, check_number(t, f"{where}: t")
 
     def _mass_matrix(self, q, qd, t):
         """M at a state, refused unless positive definite there (:func:`.checks.check_mass_matrix`)."""
@@ -332,6 +339,7 @@ class ServoProblem:
         directly (index 3 finite, 2 in the velocities); the servo forces and the first-kind
         reactions follow from the residual."""
         q, qd, t = self._state(q, qd, t)
+        stabilization = check_number(stabilization, f"ServoProblem ({self.name}): stabilization")
         M, h, D = self._mats(q, qd, t)
         if method == "gibbs_appell":
             return self._gibbs_appell(q, qd, t, D, stabilization)
@@ -430,56 +438,77 @@ class ServoProblem:
             out = max([out] + [abs(float(f(q, qd, t))) for f in d[1]])
         return out
 
-    def simulate(self, q0, qd0, t_final, dt, stabilization=0.0, tol=1e-8, allow_unstable=False):
+    def simulate(self, q0, qd0, t_final, dt, stabilization=0.0, tol=1e-8, allow_unstable=False, energy_tol=0.1):
         """RK4 from ``(q0, qd0)`` (which must satisfy the relations and their lower derivatives
         to ``tol``): a :class:`ServoRun`. Refuses a problem that is not determined at the start,
         and, when the servo acts through other coordinates (underactuated: a relation reached
         later than directly), one whose internal dynamics are unstable at the equilibrium nearest
-        the start (:meth:`internal_dynamics`; ``allow_unstable=True`` runs it anyway)."""
+        the start (:meth:`internal_dynamics`; ``allow_unstable=True`` runs it anyway).
+
+        A run that diverges stops with :class:`~artidyn.errors.SimulationError` (``result``: the
+        run so far): a state or force that is no longer finite, a problem no longer determined, or
+        an energy that outgrows the work of the servo forces, the given forces and the time
+        dependence by more than ``energy_tol`` of its scale (:mod:`.balance`; None: not checked)."""
+        where = f"ServoProblem.simulate ({self.name})"
         q, qd, t0 = self._state(q0, qd0, 0.0)
-        t_final, dt = checks.check_times(t_final, dt, f"ServoProblem.simulate ({self.name})")
+        t_final, dt = checks.check_times(t_final, dt, where)
+        stabilization = check_number(stabilization, f"{where}: stabilization")
+        # the balance's smallest scale: a millionth of the kinetic energy of a motion across max(1, |q0|) in
+        # the run's time (a run that hardly moves must not be judged on its rounding noise)
+        lam = float(np.linalg.eigvalsh(self._mass_matrix(q, qd, 0.0))[-1])
+        reach = max(1.0, float(np.max(np.abs(q), initial=0.0))) / max(t_final, dt)
+        bal = balance.EnergyBalance(energy_tol, where, 1e-6 * 0.5 * lam * reach ** 2)
         start = self.accelerations(q, qd, 0.0, stabilization)
         if start.status != core.DETERMINED:
-            raise InputError(f"ServoProblem.simulate ({self.name}): {start.why}")
+            raise InputError(f"{where}: {start.why}")
         if not allow_unstable and self._underactuated(start):
             self._check_internal(q)
         err = self.relation_errors(q, qd, 0.0)
         if err > tol:
-            raise InputError(f"ServoProblem.simulate ({self.name}): the initial state does not satisfy the servo "
-                             f"relations and their derivatives below the servo forces' order (error {err:.3g}); "
-                             f"use consistent_state()")
+            raise InputError(f"{where}: the initial state does not satisfy the servo relations and their derivatives "
+                             f"below the servo forces' order (error {err:.3g}); use consistent_state()")
         n_steps = int(np.ceil(t_final / dt - 1e-9))
 
         def f(tt, x, v):
-            """(qdd, servo power) at a stage."""
-            if not (np.all(np.isfinite(x)) and np.all(np.isfinite(v))):
-                raise InputError(f"ServoProblem.simulate ({self.name}): the state became non-finite near t = "
-                                 f"{tt:.6g}; try a smaller dt")
+            """(result, servo power, power of every force that is not in H) at a stage."""
+            if not balance.finite(x, v):
+                raise balance.Stop(f"the state became non-finite near t = {tt:.6g} s")
             r = self.accelerations(x, v, tt, stabilization)
-            return r, float(r.mu @ (self._mats(x, v, tt)[2] @ v))
-        rows, work = [], 0.0
-        for k in range(n_steps + 1):
-            t = k * dt
-            r1, p1 = f(t, q, qd)
-            rows.append((t, q.copy(), qd.copy(), r1.qdd, r1.mu, r1.Lambda, self.energy(q, qd, t), p1, work,
-                         self.relation_errors(q, qd, t)))
-            if k == n_steps:
-                break
-            if r1.status != core.DETERMINED:
-                raise InputError(f"ServoProblem.simulate ({self.name}) at t = {t:.6g}: {r1.why}")
-            # RK4 on (q, qdot, servo work)
-            k1q, k1v = qd, r1.qdd
-            r2, p2 = f(t + 0.5 * dt, q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v)
-            k2q, k2v = qd + 0.5 * dt * k1v, r2.qdd
-            r3, p3 = f(t + 0.5 * dt, q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v)
-            k3q, k3v = qd + 0.5 * dt * k2v, r3.qdd
-            r4, p4 = f(t + dt, q + dt * k3q, qd + dt * k3v)
-            k4q, k4v = qd + dt * k3v, r4.qdd
-            q = q + dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q)
-            qd = qd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
-            work += dt / 6 * (p1 + 2 * p2 + 2 * p3 + p4)
-        t, Q, V, A, MU, LAM, E, P, W, DR = (np.array(x) for x in zip(*rows))
-        return ServoRun(t, Q, V, A, MU.reshape(len(t), self.j), LAM.reshape(len(t), -1), E, P, W, DR)
+            if not balance.finite(r.qdd, r.mu, r.Lambda):
+                raise balance.Stop(f"the accelerations or forces became non-finite near t = {tt:.6g} s")
+            p = float(r.mu @ (self._mats(x, v, tt)[2] @ v))
+            other = float(self.Pg_f(x, v, tt))
+            if self.rolling:
+                other += float(r.Lambda @ (np.asarray(self.A_f(x, v, tt), dtype=float).reshape(-1, self.n) @ v))
+            return r, p, p + other
+        rows, work, W, absW = [], 0.0, 0.0, 0.0
+        try:
+            for k in range(n_steps + 1):
+                t = k * dt
+                r1, p1, P1 = f(t, q, qd)
+                if k and r1.status != core.DETERMINED:
+                    raise balance.Stop(f"the problem is no longer determined at t = {t:.6g} s: {r1.why}")
+                bal.check(t, float(self.H_f(q, qd, t)), float(self.T_f(q, qd, t)), W, absW)
+                rows.append((t, q.copy(), qd.copy(), r1.qdd, r1.mu, r1.Lambda, self.energy(q, qd, t), p1, work,
+                             self.relation_errors(q, qd, t)))
+                if k == n_steps:
+                    break
+                # RK4 on (q, qdot, servo work, work of all the forces)
+                k1q, k1v = qd, r1.qdd
+                r2, p2, P2 = f(t + 0.5 * dt, q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v)
+                k2q, k2v = qd + 0.5 * dt * k1v, r2.qdd
+                r3, p3, P3 = f(t + 0.5 * dt, q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v)
+                k3q, k3v = qd + 0.5 * dt * k2v, r3.qdd
+                r4, p4, P4 = f(t + dt, q + dt * k3q, qd + dt * k3v)
+                k4q, k4v = qd + dt * k3v, r4.qdd
+                q = q + dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q)
+                qd = qd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+                work += dt / 6 * (p1 + 2 * p2 + 2 * p3 + p4)
+                W += dt / 6 * (P1 + 2 * P2 + 2 * P3 + P4)
+                absW += dt / 6 * (abs(P1) + 2 * abs(P2) + 2 * abs(P3) + abs(P4))
+        except (balance.Stop, InputError, ArithmeticError, np.linalg.LinAlgError) as stop:
+            raise balance.stopped(where, stop, rows, self.j, dt) from None
+        return balance.run_of(rows, self.j)
 
     def internal_dynamics(self, q, qd, t=0.0):
         """Eigenvalues of the internal (zero) dynamics linearised at ``(q, qdot, t)`` (meaningful at

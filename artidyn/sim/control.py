@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..configuration import as_q
-from ..errors import InputError, ShapeError
+from ..errors import InputError, ShapeError, as_real
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -47,13 +47,18 @@ class _Tracking:
         nv = model.nv
         gains = np.zeros((5, nv))
         for row, (name, g) in enumerate((("kp", self.kp), ("kd", self.kd))):
-            arr = np.broadcast_to(np.asarray(g, dtype=float), (nv,)) if np.ndim(g) in (0, 1) and \
-                np.size(g) in (1, nv) else None
+            where = f"{type(self).__name__}: {name}"
+            g = as_real(g, where, f"a number or {nv} numbers (gains)")
+            arr = np.broadcast_to(g, (nv,)) if g.ndim in (0, 1) and g.size in (1, nv) else None
             if arr is None:
-                raise ShapeError(f"{type(self).__name__}: {name} must be a number or {nv} numbers (one per dof of "
-                                 f"'{model.name}'), got shape {np.shape(g)}")
+                raise ShapeError(f"{where} must be a number or {nv} numbers (one per dof of '{model.name}'), got shape "
+                                 f"{g.shape}")
             if not np.all(np.isfinite(arr)):
-                raise InputError(f"{type(self).__name__}: {name} contains NaN or infinite values")
+                raise InputError(f"{where} contains NaN or infinite values")
+            if np.any(arr < 0):
+                k = int(np.flatnonzero(arr < 0)[0])
+                raise InputError(f"{where} must be >= 0 (a negative gain drives away from the reference), got "
+                                 f"{arr[k]:g} for dof {k}")
             gains[row] = arr
         gains[2] = np.asarray(model.actuated, dtype=float)
         gains[3], gains[4] = model.damping, model.coulomb

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError, ShapeError, as_real
+from ..errors import InputError, ShapeError, as_real, check_function
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -75,7 +75,8 @@ def torque_table(model, tau, grid, N, single):
     from ..dynamics import actuation_matrix
 
     if callable(tau):
-        return "python", tau, None
+        return "python", check_function(tau, "tau", "tau(t, q, v) (or tau(t, q, v, contact_forces) in a contact run)",
+                                        (3, 4)), None
     B = actuation_matrix(model)
     nv, n_int = model.nv, grid.size - 1
     if isinstance(tau, TimeTable):
@@ -114,7 +115,7 @@ def wrench_table(model, f_ext, grid, N, single):
     if f_ext is None:
         return NONE, grid[:1], np.zeros((1, 1) + shape)
     if callable(f_ext):
-        return "python", f_ext, None
+        return "python", check_function(f_ext, "f_ext", "f_ext(t, q, v)", (3, 4)), None
     n_int = grid.size - 1
     if isinstance(f_ext, TimeTable):
         vals = f_ext.values

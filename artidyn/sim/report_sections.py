@@ -66,6 +66,12 @@ def _names(model):
     return coordinate_names(model, "v")
 
 
+def _md(name):
+    """A name in the report's prose (names come from model files: escaped; tables escape their cells)."""
+    from ..symbolic.escape import markdown_cell
+    return markdown_cell(name)
+
+
 def _save(ctx, fig_function, name, *args, **kwargs):
     """Save a plot in ctx.out_dir (if any); returns a Markdown image line or ''."""
     if getattr(ctx, "out_dir", None) is None:
@@ -238,9 +244,9 @@ def free_fall_section(model, ctx):
     outside = _outside_limits(model, r.q)
     if outside:
         lines.append(f"- past their position limits during the fall (not enforced by the simulator): "
-                     f"{', '.join(outside[:8])}{' ...' if len(outside) > 8 else ''}")
+                     f"{', '.join(map(_md, outside[:8]))}{' ...' if len(outside) > 8 else ''}")
     other = sorted({str(w.message).splitlines()[0] for w in caught if "limit" not in type(w.message).__name__.lower()})
-    lines += [f"- warning: {w}" for w in other[:3]]
+    lines += [f"- warning: {_md(w)}" for w in other[:3]]
     image = _save(ctx, plot_energy, "free_fall_energy.png", r)
     if image:
         lines += ["", image]
@@ -272,8 +278,8 @@ def _motion_lines(model, q1, r):
     if not (model.has_floating_base and int(model.joint_type[1]) == FREE):
         k = int(np.argmax(dq))
         k_t, k_v = np.unravel_index(int(np.argmax(np.abs(r.v))), r.v.shape)
-        return [f"- largest joint displacement after {fmt(t_end)} s: {fmt(dq[k])} (rad or m, '{names[k]}')",
-                f"- fastest motion: '{names[k_v]}' at {fmt(abs(r.v[k_t, k_v]))} rad/s or m/s "
+        return [f"- largest joint displacement after {fmt(t_end)} s: {fmt(dq[k])} (rad or m, '{_md(names[k])}')",
+                f"- fastest motion: '{_md(names[k_v])}' at {fmt(abs(r.v[k_t, k_v]))} rad/s or m/s "
                 f"(t = {fmt(r.t[k_t], 3)} s)"]
     rest = np.delete(dq, np.r_[model.v_slice(model.joint_names[1])])
     moved = r.q[-1][:3] - r.q[0][:3]
@@ -306,7 +312,7 @@ def _last_state(model, r):
     eig = np.linalg.eigvalsh(crba(model, r.q[-1]))
     k = int(np.argmax(np.abs(r.v[-1])))
     text = (f"There the mass matrix has eigenvalues from {fmt(eig[0], 3)} to {fmt(eig[-1], 3)} (condition number "
-            f"{fmt(eig[-1] / eig[0], 3) if eig[0] > 0 else 'inf'}) and the fastest dof is '{_names(model)[k]}' at "
+            f"{fmt(eig[-1] / eig[0], 3) if eig[0] > 0 else 'inf'}) and the fastest dof is '{_md(_names(model)[k])}' at "
             f"{fmt(abs(r.v[-1][k]), 3)} rad/s or m/s")
     if not eig[0] > 1e-10 * eig[-1]:
         text += ": the model is nearly singular there (tiny or repaired inertias: see the load report)"

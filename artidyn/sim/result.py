@@ -137,8 +137,14 @@ class SimulationResult:
         return np.hstack(parts)
 
     def to_csv(self, path: str | PathLike[str]) -> str | PathLike[str]:
-        """Write the trajectory as CSV (header row, then one row per time and run); returns path."""
-        np.savetxt(path, self.table(), delimiter=",", header=",".join(self.columns()), comments="", fmt="%.17g")
+        """Write the trajectory as CSV (header row, then one row per time and run); returns path.
+        Column names holding a comma or a quote (joint names come from model files) are quoted as
+        RFC 4180 says, so that :meth:`from_csv` reads the columns back where they were."""
+        import csv
+        import io
+        head = io.StringIO()
+        csv.writer(head, lineterminator="").writerow(self.columns())
+        np.savetxt(path, self.table(), delimiter=",", header=head.getvalue(), comments="", fmt="%.17g")
         return path
 
     def to_npz(self, path: str | PathLike[str]) -> str | PathLike[str]:
@@ -162,8 +168,9 @@ class SimulationResult:
     @classmethod
     def from_csv(cls, path: str | PathLike[str]) -> SimulationResult:
         """Read a file written by :meth:`to_csv`."""
-        with open(path) as fh:
-            header = fh.readline().strip().split(",")
+        import csv
+        with open(path, newline="") as fh:
+            header = next(csv.reader(fh), [])
         data = np.atleast_2d(np.loadtxt(path, delimiter=",", skiprows=1))
         missing = [c for c in ("t",) if c not in header]
         if missing:

@@ -54,7 +54,8 @@ class JointLimitWarning(UserWarning):
 def time_grid(t_final, dt):
     """Uniform grid 0 .. t_final with steps of at most ``dt``: (n_steps + 1,) array."""
     for name, val in (("t_final", t_final), ("dt", dt)):
-        if not isinstance(val, (int, float, np.floating, np.integer)) or not np.isfinite(val) or val <= 0:
+        if not isinstance(val, (int, float, np.floating, np.integer)) or isinstance(val, (bool, np.bool_)) or \
+                not np.isfinite(val) or val <= 0:
             raise InputError(f"simulate: {name} must be a positive finite number of seconds, got {val!r}")
     ratio = float(t_final) / float(dt)
     if not ratio <= MAX_GRID_STEPS:
@@ -564,7 +565,12 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         velocity, external wrenches; the integrator's own quadrature) by this fraction of the
         scale (the largest of m g times the robot's size, the largest kinetic or PD spring energy,
         the inputs' absolute work): the run diverges. ``stats["energy_excess"]`` is the largest
-        excess reached. None: no check.
+        excess reached. None: no check. A computed-torque controller is an input like a torque
+        table: its motors really do the work ``tau . v``, which W counts (its feedback included),
+        so the balance stops an integration that has left its equations (an absurd gain at a large
+        step), not a controller that really drives the robot hard; a PD, which is a spring and a
+        damper, is counted as one (its spring's energy in E). Closed chains (``constraints=``) and
+        servo runs (``servo=``) keep their own balance, checked at every step likewise.
     progress : bool or None
         A progress bar (tqdm, on stderr) for runs longer than about a second; None: only when
         stderr is a terminal.
@@ -620,8 +626,14 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         if contact is not None or constraints is not None or controller is not None:
             raise InputError("simulate with servo=: contact=, constraints= and controller= are not supported together "
                              "with it (put first-kind relations in the ModelServo's rolling=)")
+        unused = [name for name, given in (("f_ext", f_ext is not None), ("t_eval", t_eval is not None),
+                                           ("record_every", record_every != 1),
+                                           ("method", method not in ("auto", "rk4"))) if given]
+        if unused:
+            raise InputError(f"simulate with servo=: {', '.join(unused)} not supported (the servo run is RK4, "
+                             f"sampled at every step, under constant torques tau)")
         from .servo_run import simulate_servo
-        return simulate_servo(model, q0, v0, servo, None if np.all(np.asarray(tau) == 0) else tau, t_final, dt)
+        return simulate_servo(model, q0, v0, servo, tau, t_final, dt, energy_tol)
     if contact is not None or method in ("moreau_jean", "event_driven"):
         from .contact_run import simulate_contact
         if t_eval is not None:

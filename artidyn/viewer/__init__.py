@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_flag, shown
 
 from .teach import Teach, teach  # noqa: F401  (viser is imported by teach() only)
 
@@ -61,6 +61,19 @@ def _default_path(name):
     return path
 
 
+def _check_path(path):
+    """The page's path: a file name whose folder exists (InputError naming it otherwise)."""
+    try:
+        p = os.fspath(path)
+    except TypeError:
+        raise InputError(f"view: path must be a file name (str or os.PathLike), got {shown(path)}") from None
+    if os.path.isdir(p):
+        raise InputError(f"view: path {p!r} is a folder; give a file name such as {os.path.join(p, 'robot.html')!r}")
+    folder = os.path.dirname(os.path.abspath(p))
+    if not os.path.isdir(folder):
+        raise InputError(f"view: path {p!r}: the folder {folder!r} does not exist")
+
+
 def view(model: Model, q: ArrayLike | Sequence[ArrayLike] | SimulationResult | None = None,
          path: str | os.PathLike[str] | None = None, *, times: ArrayLike | None = None, dt: float = 0.04,
          run: int = 0, visuals: bool | None = True, collisions: bool | None = None, skeleton: bool | None = None,
@@ -88,22 +101,32 @@ def view(model: Model, q: ArrayLike | Sequence[ArrayLike] | SimulationResult | N
         (default 5000; longer runs are subsampled).
     grid : draw the ground grid (z = 0).
     """
+    from ..model import Model
     from . import html as page_html
-    from .scene import MAX_FRAMES, MAX_TRIANGLES, build_scene, positive
+    from .scene import MAX_FRAMES, MAX_TRIANGLES, build_scene, check_camera, positive
+    if not isinstance(model, Model):
+        raise InputError(f"view: model must be an artidyn Model (ad.load(...)), got {shown(model)}")
     max_frames = MAX_FRAMES if max_frames is None else positive(max_frames, "max_frames", integer=True)
     max_triangles = MAX_TRIANGLES if max_triangles is None else positive(max_triangles, "max_triangles", integer=True)
-    positive(speed, "speed")
+    speed = positive(speed, "speed")
     if isinstance(run, bool) or not isinstance(run, (int, np.integer)):
         raise InputError(f"view: run must be the index of a run (an int), got {run!r}")
+    layers = {name: None if x is None else check_flag(x, f"view: {name}") for name, x in
+              (("visuals", visuals), ("collisions", collisions), ("skeleton", skeleton), ("frames", frames),
+               ("com", com), ("contacts", contacts))}
+    autoplay, grid = check_flag(autoplay, "view: autoplay"), check_flag(grid, "view: grid")
+    cam = check_camera(camera)
+    if path is not None:
+        _check_path(path)
     scene = build_scene(model, q, times=times, run=run, dt=dt, max_frames=max_frames, max_triangles=max_triangles)
     missing = [n for n in scene.notes if "skipped" in n]
     if missing:     # said in the page too; a user who only runs the script must hear it
         warnings.warn(f"view '{model.name}': {len(missing)} visual(s) not drawn: " + "; ".join(missing[:3])
                       + (" ..." if len(missing) > 3 else "") + " (the page lists them)", ViewerWarning, stacklevel=2)
-    show = page_html.default_show(scene, visual=visuals, collision=collisions, skeleton=skeleton, frames=frames,
-                                  com=com, contacts=contacts)
-    cam = dict(camera or {})
-    cam["grid"] = bool(grid)
+    show = page_html.default_show(scene, visual=layers["visuals"], collision=layers["collisions"],
+                                  skeleton=layers["skeleton"], frames=layers["frames"], com=layers["com"],
+                                  contacts=layers["contacts"])
+    cam["grid"] = grid
     text = page_html.page(scene, show=show, camera=cam, autoplay=autoplay, speed=speed)
     out = path if path is not None else _default_path(model.name)
     page_html.write(text, out)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, ShapeError
+from ..errors import InputError, ShapeError, check_count, check_number, check_vector, shown
 
 MAX_TRIANGLES = 250_000     # all distinct visual meshes of a page together
 MIN_MESH_TRIANGLES = 300    # no mesh simplified below this
@@ -63,6 +63,8 @@ def trajectory(model, data=None, times=None, run=0, dt=0.04, max_frames=MAX_FRAM
             if not 0 <= run < Q.shape[0]:
                 raise InputError(f"view: run={run} but the result holds {Q.shape[0]} runs")
             Q = Q[run]
+        elif run != 0:
+            raise InputError(f"view: run={run} but the result holds one run (run is for a rollout's result)")
         times = np.asarray(data.t, dtype=float)
     else:
         try:
@@ -77,7 +79,7 @@ def trajectory(model, data=None, times=None, run=0, dt=0.04, max_frames=MAX_FRAM
                          f"nq = {model.nq}")
     if not np.all(np.isfinite(Q)):
         bad = int(np.argwhere(~np.all(np.isfinite(Q), axis=1))[0, 0])
-        raise InputError(f"view: configuration {bad} holds NaN or infinite values")
+        raise InputError(f"view: q: configuration {bad} holds NaN or infinite values")
     S = Q.shape[0]
     t = np.arange(S) * positive(dt, "dt") if times is None else _times(times, S)
     keep = np.arange(S)
@@ -87,15 +89,32 @@ def trajectory(model, data=None, times=None, run=0, dt=0.04, max_frames=MAX_FRAM
 
 
 def positive(x, name, integer=False):
-    """``x`` as a finite number > 0 (an int when ``integer``), else InputError naming ``name``."""
-    try:
-        y = float(x)
-    except (TypeError, ValueError):
-        y = float("nan")
-    if isinstance(x, bool) or not np.isfinite(y) or y <= 0 or (integer and y != int(y)):
-        what = "a positive integer" if integer else "a finite number > 0"
-        raise InputError(f"view: {name} must be {what}, got {x!r}")
-    return int(y) if integer else y
+    """``x`` as a finite number > 0 (a whole number >= 1 when ``integer``), else InputError naming
+    ``name`` (the shared checks of :mod:`artidyn.errors`)."""
+    if integer:
+        return check_count(x, f"view: {name}", minimum=1)
+    return check_number(x, f"view: {name}", positive=True)
+
+
+def check_camera(camera):
+    """The camera dict of :func:`artidyn.view`: ``azimuth``, ``elevation`` (degrees, finite),
+    ``target`` (3 finite numbers), ``distance`` (> 0); InputError naming the key otherwise."""
+    if camera is None:
+        return {}
+    if not isinstance(camera, dict):
+        raise InputError(f"view: camera must be a dict (azimuth, elevation, target, distance), got {shown(camera)}")
+    out = {}
+    for key, value in camera.items():
+        where = f"view: camera[{key!r}]"
+        if key in ("azimuth", "elevation"):
+            out[key] = check_number(value, f"{where} (degrees)")
+        elif key == "distance":
+            out[key] = check_number(value, f"{where} (m)", positive=True)
+        elif key == "target":
+            out[key] = check_vector(value, 3, f"{where} (a point in the world, m)").tolist()
+        else:
+            raise InputError(f"view: camera has no key {key!r}; it takes azimuth, elevation, target, distance")
+    return out
 
 
 def _times(times, S):

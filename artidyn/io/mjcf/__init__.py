@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ...builder import ModelBuilder
-from ...errors import ModelError, ParseError
+from ...errors import ModelError, ParseError, check_flag
 from ..safexml import parse_xml, read_source
 from .actuators import Actuation, actuation
 from .bodies import add_body, body_inertias, collect_bodies, joint_specs
@@ -94,6 +94,7 @@ def load_mjcf(path: str | PathLike[str], strict: bool = False) -> Model:
     Raises ParseError (file:line, element, attribute) for malformed or unsupported content,
     FileNotFoundError for a missing file. ``model.load_report`` holds what was left aside.
     """
+    strict = check_flag(strict, "load_mjcf: strict")
     data, source = read_source(path, "MJCF")
     root = parse_xml(data, source)
     if root.tag != "mujoco":
