@@ -390,6 +390,30 @@ def test_urdf_mimic_is_declared_as_coupling(tmp_path):
         ad.load_urdf(path, strict=True)
 
 
+def test_simulate_warns_that_mimic_couplings_are_left_free_unless_enforced(tmp_path):
+    """A run without constraints= leaves a <mimic> joint free: warned once (naming the coupling),
+    on the smooth and the contact routes; constraints='model' enforces it and says nothing."""
+    import warnings
+
+    from artidyn.contact import ContactSettings
+    path = tmp_path / "m.urdf"
+    path.write_text(urdf(J("ja", "base", "a"), J("jb", "a", "b", extra='<mimic joint="ja" multiplier="-2"/>'),
+                         J("jc", "b", "c")))
+    for kw in ({}, {"contact": ContactSettings()}):
+        m = ad.load(path)
+        with pytest.warns(UserWarning, match=r"declares 1 joint coupling\(s\) \(joint 'jb' <mimic>.*leaves free"):
+            ad.simulate(m, np.zeros(3), None, np.array([1.0, 0.0, 0.0]), t_final=0.01, dt=1e-3, **kw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            ad.simulate(m, np.zeros(3), None, np.array([1.0, 0.0, 0.0]), t_final=0.01, dt=1e-3, **kw)  # once
+    m = ad.load(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = ad.simulate(m, np.zeros(3), None, np.array([1.0, 0.0, 0.0]), t_final=0.05, dt=1e-3,
+                        constraints="model")
+    np.testing.assert_allclose(r.q[:, 1], -2.0 * r.q[:, 0], atol=1e-9)
+
+
 @pytest.mark.parametrize("joints, why", [
     ((J("ja", "base", "a"), J("jb", "a", "b", "fixed", '<mimic joint="ja"/>')), "on a fixed joint"),
     ((J("ja", "base", "a"), J("jb", "a", "b", extra='<mimic joint="jz"/>')), "unknown joint 'jz'"),

@@ -58,7 +58,9 @@ KWIDTH = 22
 # TF (nc, 2, 4, 4): the placements of frame_a in body a and of frame_b in body b (or the target)
 
 OK, BAD_INPUT, SINGULAR, DEGENERATE = 0, 1, 2, 3   # return codes
-FAST = {"reassoc", "contract"}   # may reorder sums (vectorised inner products); NaN and inf still seen
+# fused multiply-adds; no reassociation: a vectorised sum's order would depend on the alignment of
+# its arrays in memory, and the same run would not give the same bits twice
+FAST = {"contract"}
 
 
 @nb.njit

@@ -636,6 +636,8 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         return simulate_servo(model, q0, v0, servo, tau, t_final, dt, energy_tol)
     if contact is not None or method in ("moreau_jean", "event_driven"):
         from .contact_run import simulate_contact
+        if constraints is None:
+            _warn_declared(model)
         if t_eval is not None:
             raise InputError("simulate with contact: t_eval is for the adaptive method 'dopri5'; a contact run "
                              "samples every step")
@@ -665,13 +667,24 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
 
 
 def _warn_declared(model):
-    """A model file that declares loop closures simulated without them: say so (once per model)."""
-    loops = [s for s in getattr(model, "constraint_specs", ()) if s.type != "coupling"]
-    if loops and not model._cache.get("sim.warned_declared"):
-        model._cache["sim.warned_declared"] = True
-        warnings.warn(f"{model.name}: the model declares {len(loops)} loop closure(s) "
-                      f"({', '.join(s.label() for s in loops[:3])}) that this run ignores (an open tree); pass "
-                      f"constraints='model' to simulate the closed chain", stacklevel=3)
+    """A model file that declares loop closures or couplings (URDF ``<mimic>``, MJCF joint
+    equalities) simulated without them: say so (once per model)."""
+    specs = getattr(model, "constraint_specs", ())
+    if not specs or model._cache.get("sim.warned_declared"):
+        return
+    model._cache["sim.warned_declared"] = True
+    loops = [s for s in specs if s.type != "coupling"]
+    couplings = [s for s in specs if s.type == "coupling"]
+    what = []
+    if loops:
+        what.append(f"{len(loops)} loop closure(s) ({', '.join(s.label() for s in loops[:3])}) that this run "
+                    f"ignores (an open tree)")
+    if couplings:
+        what.append(f"{len(couplings)} joint coupling(s) ({', '.join(s.label() for s in couplings[:3])}"
+                    f"{', ...' if len(couplings) > 3 else ''}) that this run leaves free (the coupled joints move "
+                    f"on their own)")
+    warnings.warn(f"{model.name}: the model declares {' and '.join(what)}; pass constraints='model' to enforce "
+                  f"them", stacklevel=3)
 
 
 def _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, controller, t_eval, record_every,
