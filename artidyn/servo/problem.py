@@ -27,7 +27,7 @@ import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 
 from ..errors import InputError, as_real, check_number
-from . import balance, checks, core
+from . import checks, core
 
 T_SYMBOL = dynamicsymbols._t
 
@@ -449,66 +449,8 @@ class ServoProblem:
         run so far): a state or force that is no longer finite, a problem no longer determined, or
         an energy that outgrows the work of the servo forces, the given forces and the time
         dependence by more than ``energy_tol`` of its scale (:mod:`.balance`; None: not checked)."""
-        where = f"ServoProblem.simulate ({self.name})"
-        q, qd, t0 = self._state(q0, qd0, 0.0)
-        t_final, dt = checks.check_times(t_final, dt, where)
-        stabilization = check_number(stabilization, f"{where}: stabilization")
-        # the balance's smallest scale: a millionth of the kinetic energy of a motion across max(1, |q0|) in
-        # the run's time (a run that hardly moves must not be judged on its rounding noise)
-        lam = float(np.linalg.eigvalsh(self._mass_matrix(q, qd, 0.0))[-1])
-        reach = max(1.0, float(np.max(np.abs(q), initial=0.0))) / max(t_final, dt)
-        bal = balance.EnergyBalance(energy_tol, where, 1e-6 * 0.5 * lam * reach ** 2)
-        start = self.accelerations(q, qd, 0.0, stabilization)
-        if start.status != core.DETERMINED:
-            raise InputError(f"{where}: {start.why}")
-        if not allow_unstable and self._underactuated(start):
-            self._check_internal(q)
-        err = self.relation_errors(q, qd, 0.0)
-        if err > tol:
-            raise InputError(f"{where}: the initial state does not satisfy the servo relations and their derivatives "
-                             f"below the servo forces' order (error {err:.3g}); use consistent_state()")
-        n_steps = int(np.ceil(t_final / dt - 1e-9))
-
-        def f(tt, x, v):
-            """(result, servo power, power of every force that is not in H) at a stage."""
-            if not balance.finite(x, v):
-                raise balance.Stop(f"the state became non-finite near t = {tt:.6g} s")
-            r = self.accelerations(x, v, tt, stabilization)
-            if not balance.finite(r.qdd, r.mu, r.Lambda):
-                raise balance.Stop(f"the accelerations or forces became non-finite near t = {tt:.6g} s")
-            p = float(r.mu @ (self._mats(x, v, tt)[2] @ v))
-            other = float(self.Pg_f(x, v, tt))
-            if self.rolling:
-                other += float(r.Lambda @ (np.asarray(self.A_f(x, v, tt), dtype=float).reshape(-1, self.n) @ v))
-            return r, p, p + other
-        rows, work, W, absW = [], 0.0, 0.0, 0.0
-        try:
-            for k in range(n_steps + 1):
-                t = k * dt
-                r1, p1, P1 = f(t, q, qd)
-                if k and r1.status != core.DETERMINED:
-                    raise balance.Stop(f"the problem is no longer determined at t = {t:.6g} s: {r1.why}")
-                bal.check(t, float(self.H_f(q, qd, t)), float(self.T_f(q, qd, t)), W, absW)
-                rows.append((t, q.copy(), qd.copy(), r1.qdd, r1.mu, r1.Lambda, self.energy(q, qd, t), p1, work,
-                             self.relation_errors(q, qd, t)))
-                if k == n_steps:
-                    break
-                # RK4 on (q, qdot, servo work, work of all the forces)
-                k1q, k1v = qd, r1.qdd
-                r2, p2, P2 = f(t + 0.5 * dt, q + 0.5 * dt * k1q, qd + 0.5 * dt * k1v)
-                k2q, k2v = qd + 0.5 * dt * k1v, r2.qdd
-                r3, p3, P3 = f(t + 0.5 * dt, q + 0.5 * dt * k2q, qd + 0.5 * dt * k2v)
-                k3q, k3v = qd + 0.5 * dt * k2v, r3.qdd
-                r4, p4, P4 = f(t + dt, q + dt * k3q, qd + dt * k3v)
-                k4q, k4v = qd + dt * k3v, r4.qdd
-                q = q + dt / 6 * (k1q + 2 * k2q + 2 * k3q + k4q)
-                qd = qd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
-                work += dt / 6 * (p1 + 2 * p2 + 2 * p3 + p4)
-                W += dt / 6 * (P1 + 2 * P2 + 2 * P3 + P4)
-                absW += dt / 6 * (abs(P1) + 2 * abs(P2) + 2 * abs(P3) + abs(P4))
-        except (balance.Stop, InputError, ArithmeticError, np.linalg.LinAlgError) as stop:
-            raise balance.stopped(where, stop, rows, self.j, dt) from None
-        return balance.run_of(rows, self.j)
+        from .run import simulate
+        return simulate(self, q0, qd0, t_final, dt, stabilization, tol, allow_unstable, energy_tol)
 
     def internal_dynamics(self, q, qd, t=0.0):
         """Eigenvalues of the internal (zero) dynamics linearised at ``(q, qdot, t)`` (meaningful at
