@@ -143,7 +143,7 @@ def test_nonholonomic_examples(name):
 
 def test_named_independent_and_nonideal():
     """The sleigh with its independent quasi-velocities named (Gibbs-Appell, Kane) and a drag
-    along the blade as a non-ideal term (every method); a wrong count is the reference's error."""
+    along the blade as a non-ideal term (every method); a wrong choice is the reference's error."""
     s = ex.chaplygin_sleigh()
     rng = np.random.default_rng(5)
 
@@ -155,14 +155,16 @@ def test_named_independent_and_nonideal():
         asm = assemble(s.model, np.array([0.1, -0.2, 0.6]), system.constraints, v=rng.normal(size=3))
         for method in ALL:
             compare(system, asm.q, asm.v, rng.normal(size=3), method, f"sleigh {system.independent}")
-    wrong = an.System(s.model, s.constraints, independent=[2])
-    for compiled in (True, False):
-        previous = kernels.use_kernels(compiled)
-        try:
-            with pytest.raises(InputError, match="1 independent quasi-velocities named, the constraints leave 2"):
-                an.accelerations(wrong, np.zeros(3), np.zeros(3), method="kane")
-        finally:
-            kernels.use_kernels(previous)
+    for named, message in (([2], "1 independent quasi-velocities named, the constraints leave 2"),
+                           ([0, 0], "do not determine the others")):
+        wrong = an.System(s.model, s.constraints, independent=named)
+        for compiled in (True, False):
+            previous = kernels.use_kernels(compiled)
+            try:
+                with pytest.raises(InputError, match=message):
+                    an.accelerations(wrong, np.zeros(3), np.zeros(3), method="kane")
+            finally:
+                kernels.use_kernels(previous)
 
 
 # --- batches ---------------------------------------------------------------------------------------

@@ -196,13 +196,19 @@ def matmul(X, Y, out):
 
 @nb.njit(fastmath=FAST)
 def congruence(P, M, MP, out):
-    """out <- P^T M P (symmetric, k x k for P (n, k)), with the work MP (n, k) <- M P."""
+    """out <- P^T M P (symmetric, k x k for P (n, k)), with the work MP (n, k) <- M P; row by row of
+    P and MP, so that the inner loops run along contiguous rows."""
     matmul(M, P, MP)
     k = P.shape[1]
     for a in range(k):
         for b in range(a + 1):
-            s = 0.0
-            for i in range(P.shape[0]):
-                s += P[i, a] * MP[i, b]
-            out[a, b] = s
-            out[b, a] = s
+            out[a, b] = 0.0
+    for i in range(P.shape[0]):
+        for a in range(k):
+            x = P[i, a]
+            if x != 0.0:
+                for b in range(a + 1):
+                    out[a, b] += x * MP[i, b]
+    for a in range(k):
+        for b in range(a):
+            out[b, a] = out[a, b]

@@ -193,6 +193,8 @@ def partition(A_w, gamma_w, named):
     for j in range(k):
         free[ind[j]] = False
     dep = np.flatnonzero(free)
+    if dep.shape[0] != r:            # a dof named twice
+        return np.zeros((n, 0)), wdot0, -1
     Xd = np.empty((m, r))
     for i in range(m):
         for j in range(r):
