@@ -144,6 +144,16 @@ def job_constrained():
         ad.simulate(bar, start.q, start.v, t_final=0.01, dt=1e-3, constraints=loop, method=method)
 
 
+def job_analytical():
+    """The compiled analytical formulations (every method, one state and a batch)."""
+    from . import analytical as an
+    system = an.examples.rolling_disk()
+    q, v = an.examples.rolling_disk_state(0.5, 3.0, lean=0.1)
+    for method in an.METHODS:
+        an.accelerations(system, q, v, method=method)
+        an.accelerations(system, np.stack([q, q]), np.stack([v, v]), method=method)
+
+
 def job_simulation():
     """The compiled engine: single runs of every fixed-step method, controllers, rollouts."""
     import artidyn as ad
@@ -227,9 +237,10 @@ def job_ik():
 
 
 JOBS = {"dynamics": job_dynamics, "batches": job_batches, "derivatives": job_derivatives,
-        "constrained": job_constrained, "simulation": job_simulation, "contact": job_contact, "ik": job_ik}
+        "constrained": job_constrained, "analytical": job_analytical, "simulation": job_simulation,
+        "contact": job_contact, "ik": job_ik}
 # the longest first, so that the last job to start is a short one
-ORDER = ("batches", "constrained", "simulation", "derivatives", "contact", "dynamics", "ik")
+ORDER = ("batches", "constrained", "simulation", "derivatives", "contact", "analytical", "dynamics", "ik")
 
 
 # --- the marker ----------------------------------------------------------------------------------

@@ -11,6 +11,11 @@ constrained equations of motion, each callable on the same system::
 and inertia forces), ``"maggi"`` (projection on the constraints' null space),
 ``"boltzmann_hamel"`` (Hamel's coefficients), ``"udwadia_kalaba"`` (the Moore-Penrose form),
 and ``"lagrange"`` (the KKT system with multipliers, the reference). All give the same motion.
+
+Each method runs compiled (:mod:`artidyn.kernels.formulations`, reached through
+:mod:`.compiled`), for one state or a batch (``q`` (N, nq), ``v`` and ``tau`` (N, nv)); the
+modules named after the methods are their readable references, which
+``artidyn.kernels.reference_only()`` runs.
 """
 from .results import METHODS, AnalyticalResult, accelerations  # noqa: F401
 from .system import System, Terms  # noqa: F401

@@ -21,7 +21,10 @@ the body twist, [omega_body; v_body]: left-invariant fields, ``[e_wi, e_wj] = ep
 ``[e_wi, e_vj] = eps_ijk e_vk``). With the model's own quasi-velocities (``B = I``) the equations
 are Euler's and Newton's for the base and must equal the articulated-body algorithm exactly.
 The derivatives of ``M*`` and ``G`` along the fields are taken by complex step on the readable
-(dtype-generic) composite-rigid-body algorithm, exact to rounding.
+(dtype-generic) composite-rigid-body algorithm, exact to rounding. This is the readable
+reference; the compiled route (:mod:`artidyn.kernels.formulations`) needs only ``Mdot v`` and
+``1/2 v^T (dM/dq_k) v`` of the model's fields, which the derivative of the compiled CRBA gives
+(:func:`artidyn.kernels.christoffel.mass_matrix_rates`), and maps them through G and its rates.
 """
 import numpy as np
 

@@ -13,6 +13,9 @@ springs, non-ideal constraint work), ``G^T`` maps them onto the quasi-velocities
 the independent ones. ``S`` is quadratic in ``wdot_i``: its gradient is taken by complex step
 (exact to rounding), its Hessian (the reduced mass matrix, as GAHA builds M) as the differences
 of gradients; then one linear solve. No multipliers (Appell's equations do not contain them).
+
+This is the readable reference; the compiled route (:mod:`artidyn.kernels.formulations`) takes
+the Hessian from the compiled GAHA and the gradient as its seed states it, ``dS/da = M a + C v``.
 """
 import numpy as np
 

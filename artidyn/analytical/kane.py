@@ -16,6 +16,11 @@ The accelerations are affine in ``udot``: ``a_Gi = a_Gi^0 + sum_r v_r^i udot_r``
 ``alpha_i``) where ``a_Gi^0`` is G_i's acceleration when ``udot = 0`` (the dependent speeds' and
 the quasi-velocities' rates only). Body by body, without forming M: an independent route from
 the recursive algorithms. No multipliers (Kane's method does not contain them).
+
+This is the readable reference; the compiled route (:mod:`artidyn.kernels.formulations`) forms
+the same sums with the compiled CRBA and RNEA: ``sum_i`` over the bodies of the partial
+velocities' inertia products is ``P^T M P``, and ``F_r + F_r*(udot = 0)`` is ``P^T (tau + C - h -
+M a0)`` (P = G N, the partial velocities of the generalized speeds).
 """
 import numpy as np
 

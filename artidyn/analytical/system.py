@@ -62,6 +62,7 @@ class System:
                                              or np.any(self.independent >= model.nv)):
             raise InputError(f"System: independent must be dof indices in [0, {model.nv}), got {independent!r}")
         self._m0 = model.replace(gravity=np.zeros(3))
+        self._cache = {}              # what the compiled route keeps (analytical.compiled)
 
     @property
     def quasi(self):

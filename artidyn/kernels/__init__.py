@@ -20,6 +20,9 @@ module              holds
 ``gaha``            the mass matrix by the Gibbs-Appell Hessian (+ ``gaha_single``)
 ``christoffel``     Christoffel symbols from dM/dq by the derivative of the CRBA (+ ``christoffel_single``)
 ``hybrid``          hybrid dynamics: ABA with prescribed joints (+ ``hybrid_single``)
+``formulations``    the analytical formulations (Lagrange, Gibbs-Appell, Kane, Maggi,
+                    Boltzmann-Hamel, Udwadia-Kalaba) for one state; entry points in
+                    ``formulations_entry``; small dense algebra in ``dense``
 ``energy``          kinetic and potential energy of a state
 ``manifold``        integrate / difference / dexp^-1 on the configuration manifold
 ``stepping``        the simulation engine: a whole run in one call (``simulate_segment``) and

@@ -24,7 +24,8 @@ The dofs of the path from the root to the current body are kept as a stack in th
 order of the bodies (:mod:`.gaha` does the same): T (6, nv) their world twists, root first.
 ``E[k, a, b] = dM_ab/dq_k`` (the matrices dM/dq_k one after the other) is a work array
 (nv, nv, nv) zeroed and filled per state; then ``Gamma[i, j, k] = 1/2 (E[k, i, j] + E[j, i, k] -
-E[i, j, k])``.
+E[i, j, k])``. :func:`mass_matrix_rates` contracts the same partials with a velocity as they come
+(``Mdot v`` and ``1/2 v^T E[k] v``, for Boltzmann-Hamel's equations) without the nv^3 array.
 """
 import numba as nb
 import numpy as np
@@ -68,11 +69,24 @@ def dot6(x, y):
 
 
 @nb.njit(fastmath=FMA)
-def put(E, a, b, k, x):
-    """dM_ab/dq_k = dM_ba/dq_k = x; False when x is not finite or beyond 1e300 (so that the sums
-    of :func:`christoffel_from_partials` stay finite)."""
-    E[k, a, b] = x
-    E[k, b, a] = x
+def put(E, R, a, b, k, x):
+    """dM_ab/dq_k = dM_ba/dq_k = x, stored in E (nv, nv, nv) when R is None; otherwise (E None)
+    contracted with v = R[0] as it comes: ``Mdot v = sum_k v_k E[k] v`` into R[1] and ``g_k = 1/2
+    v^T E[k] v`` into R[2] (the velocity terms of Boltzmann-Hamel, without the nv^3 array; each
+    pair a, b comes once). numba compiles the branch of the argument that is not None only.
+    False when x is not finite or beyond 1e300 (so that the sums of
+    :func:`christoffel_from_partials` stay finite)."""
+    if E is not None:
+        E[k, a, b] = x
+        E[k, b, a] = x
+    if R is not None:
+        vk = R[0, k]
+        R[1, a] += vk * x * R[0, b]
+        if a != b:
+            R[1, b] += vk * x * R[0, a]
+            R[2, k] += x * R[0, a] * R[0, b]
+        else:
+            R[2, k] += 0.5 * x * R[0, a] * R[0, a]
     return abs(x) <= BIG
 
 
@@ -88,7 +102,7 @@ def composite_inertias(B):
 
 
 @nb.njit(fastmath=FMA)
-def below_joint(B, i, st, T, G, dofs, E):
+def below_joint(B, i, st, T, G, dofs, E, R):
     """First case, k a dof of joint i, for every pair a, b of dofs above joint i (stack positions
     0 .. st-1): ``dM_ab/dq_k = s_a^T (s_k x* I^C_i - I^C_i s_k x) s_b`` (G: work columns)."""
     k0 = int(B[i, IV])
@@ -107,12 +121,12 @@ def below_joint(B, i, st, T, G, dofs, E):
             ka = dofs[a]
             sa = column(T, a)
             for b in range(a + 1):
-                ok &= put(E, ka, dofs[b], k, dot6(sa, column(G, b)))
+                ok &= put(E, R, ka, dofs[b], k, dot6(sa, column(G, b)))
     return ok
 
 
 @nb.njit(fastmath=FMA)
-def on_path(B, i, d, T, start, dofs, E):
+def on_path(B, i, d, T, start, dofs, E, R):
     """Second case, a a dof of joint i, k a dof of the path (stack positions 0 .. d-1, joint i's
     included) and b a dof strictly above k's joint: ``dM_ab/dq_k = dM_ba/dq_k = (s_k x* F_a) . s_b``
     with ``F_a = I^C_i s_a``."""
@@ -130,22 +144,27 @@ def on_path(B, i, d, T, start, dofs, E):
             k = dofs[pk]
             H = cross_force6(column(T, pk), F)
             for b in range(top):
-                ok &= put(E, ka, dofs[b], k, dot6(H, column(T, b)))
+                ok &= put(E, R, ka, dofs[b], k, dot6(H, column(T, b)))
     return ok
 
 
 @nb.njit(fastmath=FMA)
-def mass_matrix_partials(B, T, G, dofs, start, depth, E):
-    """E (nv, nv, nv) <- ``E[k, a, b] = dM_ab/dq_k`` for the state whose q was loaded by ``load_q``.
+def mass_matrix_partials(B, T, G, dofs, start, depth, E, R):
+    """E (nv, nv, nv) <- ``E[k, a, b] = dM_ab/dq_k`` for the state whose q was loaded by ``load_q``;
+    or, with R (3, nv) and E None, their contractions with v = R[0] (:func:`put`).
     T, G (6, nv), dofs, start (nv), depth (nb+1): work arrays (``start[p]``: the stack position of
     the first dof of the joint at position p)."""
-    nb1, nv = B.shape[0], E.shape[0]
+    nb1 = B.shape[0]
     crba_bodies(B)
     composite_inertias(B)
-    for k in range(nv):
-        for a in range(nv):
-            for b in range(nv):
-                E[k, a, b] = 0.0
+    if E is not None:
+        for k in range(E.shape[0]):
+            for a in range(E.shape[1]):
+                for b in range(E.shape[2]):
+                    E[k, a, b] = 0.0
+    if R is not None:
+        for a in range(R.shape[1]):
+            R[1, a] = R[2, a] = 0.0
     ok = True
     depth[0] = 0
     for i in range(1, nb1):
@@ -160,8 +179,8 @@ def mass_matrix_partials(B, T, G, dofs, start, depth, E):
             start[d] = st
             d += 1
         depth[i] = d
-        ok &= below_joint(B, i, st, T, G, dofs, E)
-        ok &= on_path(B, i, d, T, start, dofs, E)
+        ok &= below_joint(B, i, st, T, G, dofs, E, R)
+        ok &= on_path(B, i, d, T, start, dofs, E, R)
     return ok
 
 
@@ -192,12 +211,21 @@ def christoffel_work(nb1, nv):
 
 @nb.njit(fastmath=FMA)
 def christoffel_state(B, T, G, dofs, start, depth, E, Gam):
-    """Christoffel symbols (nv, nv, nv) of the state whose q was loaded by ``load_q``."""
-    """True when every entry is finite (every dM_ab/dq_k finite and below 1e300)."""
-    if not mass_matrix_partials(B, T, G, dofs, start, depth, E):
+    """Christoffel symbols (nv, nv, nv) of the state whose q was loaded by ``load_q``; True when
+    every entry is finite (every dM_ab/dq_k finite and below 1e300)."""
+    if not mass_matrix_partials(B, T, G, dofs, start, depth, E, None):
         return False
     christoffel_from_partials(E, Gam)
     return True
+
+
+@nb.njit(fastmath=FMA)
+def mass_matrix_rates(B, T, G, dofs, start, depth, R):
+    """R[1] <- ``Mdot v = sum_k v_k dM/dq_k v`` and R[2] <- ``g_k = 1/2 v^T dM/dq_k v`` for v = R[0]
+    (the state loaded by ``load_q``; work arrays of :func:`christoffel_stack`): the two
+    contractions of the partials that Boltzmann-Hamel's equations use. True when every partial
+    is finite."""
+    return mass_matrix_partials(B, T, G, dofs, start, depth, None, R)
 
 
 @nb.njit(nb.boolean(BUF, VEC, OUT3, OUT3), cache=True)

@@ -1,0 +1,48 @@
+"""Entry points of the compiled analytical formulations (:mod:`.formulations`): one state, and
+parallel batches. Compiled (explicit signatures) when this module is first imported, cached on
+disk; importing :mod:`.formulations` for its helpers compiles nothing.
+"""
+import numba as nb
+
+from .formulations import formulation_state
+from .constrained import OK
+from .types import BUF, I64, MAT, OUT1, OUT2, TEN, VEC
+
+TEN4 = TEN.copy(ndim=4)
+IVEC = nb.types.Array(nb.int64, 1, "A", readonly=True)
+
+
+@nb.njit(I64(BUF, MAT, TEN4, I64, VEC, VEC, VEC, MAT, I64, TEN, MAT, MAT, VEC, IVEC, OUT1, OUT1, OUT1, OUT1, OUT1),
+         cache=True)
+def formulation_single(B, K, TF, method, q, v, tau, fext, opts, X, Y, J, g, named, wdot, a, lam, force, info):
+    """One state in the table's own work columns (:func:`.formulations.formulation_state`)."""
+    return formulation_state(B, K, TF, method, q, v, tau, fext, opts, X, Y, J, g, named, wdot, a, lam, force, info)
+
+
+@nb.njit
+def run_chunk(B, K, TF, method, Q, V, TAU, F, opts, X, Y, J, G, named, WDOT, A, LAM, FORCE, INFO, codes, lo, hi):
+    Bc = B.copy()
+    for k in range(lo, hi):     # per-state inputs, or one row for every state
+        codes[k] = formulation_state(Bc, K, TF, method, Q[k], V[k], TAU[k], F[k if F.shape[0] > 1 else 0], opts,
+                                     X[k if X.shape[0] > 1 else 0], Y[k if Y.shape[0] > 1 else 0],
+                                     J[k if J.shape[0] > 1 else 0], G[k if G.shape[0] > 1 else 0], named, WDOT[k],
+                                     A[k], LAM[k], FORCE[k], INFO[k])
+
+
+@nb.njit(I64(BUF, MAT, TEN4, I64, MAT, MAT, MAT, TEN, I64, TEN4, TEN, TEN, MAT, IVEC, OUT2, OUT2, OUT2, OUT2, OUT2,
+             nb.int64[::1], I64), cache=True, parallel=True)
+def formulation_batch(B, K, TF, method, Q, V, TAU, F, opts, X, Y, J, G, named, WDOT, A, LAM, FORCE, INFO, codes,
+                      nchunk):
+    """N states (rows of Q, V, TAU; F, X, Y, J, G with N rows or one for all) in ``nchunk``
+    parallel chunks, each on a private copy of the table; codes (N) per state. Returns the number
+    of states whose code is not OK."""
+    N = Q.shape[0]
+    c = max(1, min(N, nchunk))
+    for ch in nb.prange(c):
+        run_chunk(B, K, TF, method, Q, V, TAU, F, opts, X, Y, J, G, named, WDOT, A, LAM, FORCE, INFO, codes,
+                  ch * N // c, (ch + 1) * N // c)
+    bad = 0
+    for k in range(N):
+        if codes[k] != OK:
+            bad += 1
+    return bad
