@@ -10,6 +10,7 @@ from .rotations import (  # noqa: F401
     matrix_to_quat, quat_multiply, quat_conjugate, quat_to_rotvec, rotvec_to_quat,
     rpy_to_matrix, matrix_to_rpy, check_quaternion,
 )
+from .axes import axis_from_azimuth_elevation, azimuth_elevation, azimuth_elevation_to_matrix  # noqa: F401
 from .euler import (  # noqa: F401
     euler_to_matrix, matrix_to_euler, GimbalLockWarning, PROPER_ORDERS, TAIT_BRYAN_ORDERS,
 )
