@@ -348,11 +348,11 @@ def admm(G, b, mu, tol, max_iter, lam0=None, mu_prox=1e-6, tau=0.5, rho_power=0.
     res = residuals(y.reshape(-1, 3), u.reshape(-1, 3), mu)
     if converged(res, tol):          # the start solves it (a warm start at rest): nothing to factor
         return y, u, res, 0, "converged"
-    if not positive_semidefinite(G):
-        raise InputError(NOT_PSD_MESSAGE)
     P = _polish(G, b, mu, y, tol)
     if P is not None:                # the modes of the start solve it: no ADMM
         return P[0], P[1], P[2], 0, "converged"
+    if not positive_semidefinite(G):
+        raise InputError(NOT_PSD_MESSAGE)
     L, m = largest_eigenvalue(G) + mu_prox, mu_prox
     rho = max(np.sqrt(L * m) * (L / m) ** rho_power, 1e-8)
     factor = cho_factor(G + (mu_prox + tau * rho) * np.eye(b.size))

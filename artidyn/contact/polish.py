@@ -26,7 +26,8 @@ a slip along the friction force sticks) and the equations are solved again, ``RO
 most. The result is accepted only when every residual of :func:`artidyn.contact.friction.residuals`
 is within the tolerance: a wrong guess costs one solve and changes nothing.
 
-The compiled twin is :mod:`artidyn.kernels.contact_polish`, step for step.
+The compiled twin is :mod:`artidyn.kernels.contact_polish`, step for step (it solves Newton's
+system by Cholesky's factorisation where the matrix is symmetric: stick and normal modes only).
 """
 from __future__ import annotations
 

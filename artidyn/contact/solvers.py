@@ -27,7 +27,8 @@ import numpy as np
 
 from ..errors import InputError, ShapeError
 from ..kernels.dispatch import kernels_enabled
-from .friction import NOT_PSD_MESSAGE, admm, as_mu, contact_residuals, nsgs, project_cone, residuals
+from .friction import (NOT_PSD_MESSAGE, admm, as_mu, contact_residuals, nsgs, positive_semidefinite, project_cone,
+                       residuals)
 from .lcp import (LCPSolution, as_square_system, check_count, check_start, check_tolerance,
                   lcp_converged, lcp_residual, lemke, pgs_lcp, residuals_of)
 
@@ -109,6 +110,8 @@ def solve_contacts(G: ArrayLike, b: ArrayLike, mu: ArrayLike, method: str | None
         return solve(G, b, mu, tol, max_iter, lam0)
     if method == "lemke":
         return _frictionless_lemke(G, b, mu, max_iter)
+    if method == "admm" and not positive_semidefinite(G):      # refused whether the polish would solve it or not
+        raise InputError(NOT_PSD_MESSAGE)
     if method == "admm" and kernels_enabled():
         return _compiled_admm(G, b, mu, tol, max_iter, lam0)
     solver = nsgs if method == "pgs" else admm

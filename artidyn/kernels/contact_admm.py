@@ -204,7 +204,6 @@ def admm(G, b, mu, tol, max_iter, y, W, res, info):
     res (6) the final residuals; info[0] <- iterations. Returns a status code."""
     m = b.shape[0]
     k = m // 3
-    F = np.zeros((m, m))
     x, z, rhs, u, xp, yp = W[0, :m], W[1, :m], W[2, :m], W[3, :m], W[4, :m], W[5, :m]
     for i in range(k):
         y[3 * i], y[3 * i + 1], y[3 * i + 2] = project_k(y[3 * i], y[3 * i + 1], y[3 * i + 2], mu[i])
@@ -213,11 +212,12 @@ def admm(G, b, mu, tol, max_iter, y, W, res, info):
     info[0] = 0
     if converged(res, tol):          # the start solves it (a warm start at rest): nothing to factor
         return CONVERGED
-    if not positive_semidefinite(G, F):
-        return NOT_PSD
     P = polish_scratch(m)
     if polish(G, b, mu, y, tol, P, res):    # the modes of the start solve it: no ADMM
         return CONVERGED
+    F = np.zeros((m, m))
+    if not positive_semidefinite(G, F):
+        return NOT_PSD
     L, mn = largest_eigenvalue(G, x, z) + MU_PROX, MU_PROX
     rho_power = RHO_POWER
     rho = max(math.sqrt(L * mn) * (L / mn) ** rho_power, 1e-8)

@@ -5,8 +5,11 @@ when the problem's residuals are within the tolerance).
 
 Scratch P (:func:`scratch`): the modes (k) and angles (k) of the contacts, the offsets of their
 unknowns (k + 1), and for p <= 3k unknowns: x (p), F (p), the theta-derivatives (p), Newton's
-matrix (p, p), the forces' derivatives (3k, p), the pivots (p), the velocities (3k); then a
-force and a velocity buffer (3k each) for :func:`.contact_admm.polish`.
+matrix (p, p), the forces' derivatives (3, p: each unknown's, in its contact's three rows), the
+pivots (p), the velocities (3k); then a force and a velocity buffer (3k each) for
+:func:`.contact_admm.polish`. Newton's matrix is solved by Cholesky's factorisation when every
+mode is stick or normal (the matrix is then symmetric, ``D^T G D`` plus the regularisation), by
+Gaussian elimination with partial pivoting otherwise.
 """
 import math
 
@@ -23,7 +26,7 @@ NEWTON, ROUNDS, EPS, INSIDE = 8, 4, 1e-10, 1e-6
 def scratch(m):
     k = m // 3
     return (np.zeros(k, np.int64), np.zeros(k), np.zeros(k + 1, np.int64), np.zeros(m), np.zeros(m), np.zeros(m),
-            np.zeros((m, m)), np.zeros((m, m)), np.zeros(m, np.int64), np.zeros(m), np.zeros(m), np.zeros(m))
+            np.empty((m, m)), np.empty((3, m)), np.zeros(m, np.int64), np.zeros(m), np.zeros(m), np.zeros(m))
 
 
 @nb.njit
@@ -108,6 +111,37 @@ def lu_solve(A, x, piv):
 
 
 @nb.njit
+def cholesky_solve(A, x):
+    """x <- A^-1 x for A symmetric positive definite (its lower triangle overwritten by the
+    factor); False on a pivot that is not positive."""
+    p = x.shape[0]
+    for j in range(p):
+        d = A[j, j]
+        for q in range(j):
+            d -= A[j, q] * A[j, q]
+        if not d > 0.0:
+            return False
+        d = math.sqrt(d)
+        A[j, j] = d
+        for i in range(j + 1, p):
+            s = A[i, j]
+            for q in range(j):
+                s -= A[i, q] * A[j, q]
+            A[i, j] = s / d
+    for i in range(p):
+        s = x[i]
+        for q in range(i):
+            s -= A[i, q] * x[q]
+        x[i] = s / A[i, i]
+    for i in range(p - 1, -1, -1):
+        s = x[i]
+        for q in range(i + 1, p):
+            s -= A[q, i] * x[q]
+        x[i] = s / A[i, i]
+    return True
+
+
+@nb.njit
 def _velocities(G, y, b, u):
     m = b.shape[0]
     for r in range(m):
@@ -151,38 +185,38 @@ def newton(G, b, mu, y, mode, theta, tol, P):
             fmax = max(fmax, abs(F[j]))
         if p == 0 or fmax <= 0.01 * tol:
             break
-        for i in range(k):                   # D = dlam/dx (3k, p)
-            for r in range(3):
-                for j in range(p):
-                    D[3 * i + r, j] = 0.0
-            j, r, md = off[i], 3 * i, mode[i]
+        for i in range(k):                   # D[0:3, j] = dlam_i/dx_j for the unknowns j of contact i
+            j, md = off[i], mode[i]
+            for col in range(j, off[i + 1]):
+                D[0, col], D[1, col], D[2, col] = 0.0, 0.0, 0.0
             if md == STICK:
-                D[r, j], D[r + 1, j + 1], D[r + 2, j + 2] = 1.0, 1.0, 1.0
+                D[0, j], D[1, j + 1], D[2, j + 2] = 1.0, 1.0, 1.0
             elif md == NORMAL:
-                D[r, j] = 1.0
+                D[0, j] = 1.0
             elif md == SLIDE:
                 c, s = math.cos(theta[i]), math.sin(theta[i])
-                D[r, j], D[r + 1, j], D[r + 2, j] = 1.0, mu[i] * c, mu[i] * s
-                D[r + 1, j + 1], D[r + 2, j + 1] = -mu[i] * y[r] * s, mu[i] * y[r] * c
-        for i in range(k):                   # A = E G D + diag(dth): the rows of G D the equations use
-            j, r, md = off[i], 3 * i, mode[i]
-            if md == SEPARATED:
-                continue
-            for col in range(p):
-                g0 = g1 = g2 = 0.0
-                for c in range(3 * k):
-                    dc = D[c, col]
-                    if dc != 0.0:
-                        g0 += G[r, c] * dc
-                        g1 += G[r + 1, c] * dc
-                        g2 += G[r + 2, c] * dc
-                if md == STICK:
-                    A[j, col], A[j + 1, col], A[j + 2, col] = g0, g1, g2
-                else:
-                    A[j, col] = g0
-                    if md == SLIDE:
-                        c, s = math.cos(theta[i]), math.sin(theta[i])
-                        A[j + 1, col] = g1 * s - g2 * c
+                D[0, j], D[1, j], D[2, j] = 1.0, mu[i] * c, mu[i] * s
+                D[0, j + 1], D[1, j + 1], D[2, j + 1] = 0.0, -mu[i] * y[3 * i] * s, mu[i] * y[3 * i] * c
+        for ic in range(k):                  # A = E G D + diag(dth): the columns of contact ic touch
+            c0 = 3 * ic                      # G's columns c0 .. c0 + 2 only
+            for col in range(off[ic], off[ic + 1]):
+                d0, d1, d2 = D[0, col], D[1, col], D[2, col]
+                for i in range(k):
+                    j, r, md = off[i], 3 * i, mode[i]
+                    if md == SEPARATED:
+                        continue
+                    g0 = G[r, c0] * d0 + G[r, c0 + 1] * d1 + G[r, c0 + 2] * d2
+                    if md == STICK:
+                        A[j, col] = g0
+                        A[j + 1, col] = G[r + 1, c0] * d0 + G[r + 1, c0 + 1] * d1 + G[r + 1, c0 + 2] * d2
+                        A[j + 2, col] = G[r + 2, c0] * d0 + G[r + 2, c0 + 1] * d1 + G[r + 2, c0 + 2] * d2
+                    else:
+                        A[j, col] = g0
+                        if md == SLIDE:
+                            c, s = math.cos(theta[i]), math.sin(theta[i])
+                            g1 = G[r + 1, c0] * d0 + G[r + 1, c0 + 1] * d1 + G[r + 1, c0 + 2] * d2
+                            g2 = G[r + 2, c0] * d0 + G[r + 2, c0 + 1] * d1 + G[r + 2, c0 + 2] * d2
+                            A[j + 1, col] = g1 * s - g2 * c
         top = 0.0
         for j in range(p):
             A[j, j] += dth[j]
@@ -190,7 +224,11 @@ def newton(G, b, mu, y, mode, theta, tol, P):
         reg = EPS * max(top, 1e-300)
         for j in range(p):
             A[j, j] += reg
-        if not lu_solve(A[:p, :p], F[:p], piv):
+        symmetric = True                     # stick and normal modes only: A = D^T G D + reg I
+        for i in range(k):
+            if mode[i] == SLIDE:
+                symmetric = False
+        if not (cholesky_solve(A[:p, :p], F[:p]) if symmetric else lu_solve(A[:p, :p], F[:p], piv)):
             return False
         for j in range(p):
             x[j] -= F[j]
