@@ -12,6 +12,9 @@ Systems" (2008), ch. 10. One step from (q_k, v_k), with the forces taken at the 
     Coulomb: P in the cone |P_t| <= mu P_n, De Saxce's complementarity on (u_n + e u_n,k + mu |u_t|, u_t)
     q_k+1  = q_k (+) h (theta v_k+1 + (1 - theta) v_k)
 
+with the joints' viscous damping D implicit (MuJoCo's "implicitfast" does the same): M stands for
+``M + h D`` throughout, so that a light link with damping (a gripper's finger: d h / M_ii of 5 on
+talos) is damped, not driven unstable;
 so that a contact that closes gets Newton's restitution, a resting contact keeps u_n = 0 (the
 impacts accumulate without event location: a Zeno sequence ends in finite steps), and friction
 sticks or slips inside the same problem. The one-step problem, in the impulses, is
@@ -223,6 +226,8 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
     T = body_placements(model, q)
     M = crba(model, q)
     nle = rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)
+    if friction:                      # joint damping implicit: (M + h D)(v_k+1 - v_k) = h (tau - h(q_k, v_k)) + J^T P
+        M = M + h * np.diag(np.asarray(model.damping, dtype=float))
     v_free = v + h * np.linalg.solve(M, tau - nle)
     cand = contact_candidates(model, T, margin=s.margin + s.gamma * h * _reach(model, q, v)) \
         if model.collisions else None

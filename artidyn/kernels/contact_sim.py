@@ -2,7 +2,7 @@
 run in one call. Mirrors :func:`artidyn.contact.moreau_jean.moreau_jean_step` (the readable
 reference) step for step::
 
-    v_free = v_k + h M^-1 (tau - h(q_k, v_k))
+    v_free = v_k + h M^-1 (tau - h(q_k, v_k))        (M + h D: the joints' damping implicit)
     active = { i : g_i + gamma h u_n,i <= 1e-9 }     (contacts within margin + gamma h reach)
     u = W P + b,  W = J M^-1 J^T,  b = J v_free + e u_n,k (normal rows)   -> P (ADMM, exact cone)
     v_k+1 = v_free + M^-1 J^T P,   q_k+1 = q_k (+) h (theta v_k+1 + (1 - theta) v_k)
@@ -36,9 +36,10 @@ from .crba import crba_state, matrix_finite
 from .energy import energy_after_dynamics
 from .kinematics import frame_state
 from .manifold import integrate_q
-from .pack import IQ, IV, V
+from .pack import DAMP, IQ, IV, NVJ, V
 from .rnea import rnea_state
 from .spatial import all_finite, load_q
+from .types import FRICTION
 
 OK, BAD_INPUT, SINGULAR, NONFINITE, SOLVER, CODE_FALLBACK, CODE_FULL = 0, 1, 2, 3, 4, 5, 6
 ACTIVE_TOL = 1e-9
@@ -112,6 +113,11 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q
     crba_state(B, M)
     if not (matrix_finite(M) and all_finite(nle)):
         return BAD_INPUT
+    if opts & FRICTION:                 # joint damping implicit: M + h D (as the reference)
+        for i in range(1, B.shape[0]):
+            k = int(B[i, IV])
+            for j in range(int(B[i, NVJ])):
+                M[k + j, k + j] += h * B[i, DAMP + j]
     if not utdu(M, lam_dof, sub, D, dis):           # dis: scratch until set below
         return SINGULAR
     for k in range(nv):
