@@ -13,12 +13,25 @@ best of several runs; the load average is printed. The scenes:
 - the built-in four-bar (a closed chain) with a ball on its coupler falling onto a floor;
   MuJoCo: the same chain with a ``connect`` equality;
 - 1000 solo12 contact rollouts of 0.2 s (perturbed joint angles) under the PD, against
-  ``mujoco.rollout`` with the same actuators.
+  ``mujoco.rollout`` with the same actuators;
+- talos_full_v2 standing on its own collision meshes for 5 s, the SRDF's ``half_sitting`` posture
+  with the lowest collision vertex at z = 0, under a compiled PD (kp = M_ii (2 pi 7 Hz)^2,
+  kd = 2 0.7 sqrt(kp M_ii), at least 2000 / 20 on the leg joints, none on the base) plus the
+  feed-forward of a quasi-static support (two 6-D sole wrenches solving the base rows of g(q) by
+  least squares), the 12 gripper mimic couplings as constraints (``constraints="model"``), mu =
+  0.8, the SRDF's disabled pairs off. MuJoCo: the same URDF with the same STL meshes (it collides
+  their convex hulls), a free joint, a floor; contacts robot-floor only (robot geoms contype 1 /
+  conaffinity 2, floor 2 / 1), as the SRDF's pairs are not in MuJoCo; the URDF's ``<mimic>`` tags
+  become MuJoCo joint equalities; the PD as ``general`` actuators on all 44 joints, the
+  feed-forward in ``qfrc_applied``, the default solver. Best of 3; the notes give each side's
+  largest base height change, its final xy drift and whether it stood (base within 5 cm of its
+  start height).
 
 MuJoCo's contacts are soft (penetration of millimetres) and artidyn's rigid: the table prints the
 largest penetration beside the time. The smooth single runs and rollouts are in ``simulate.py``.
 
-Run: ``python benchmarks/scenes.py`` (about a minute after the warm-up).
+Run: ``python benchmarks/scenes.py`` (about a minute and a half after the warm-up). The script
+asserts nothing.
 """
 import os
 import sys
@@ -243,6 +256,126 @@ def fourbar_scene(rows):
                  f"loop residual {phi:.1e} m (MuJoCo's soft loop: up to {gap:.1e})"))
 
 
+# --- talos_full_v2 standing on its collision meshes -------------------------------------------------
+
+TALOS_T = 5.0
+TALOS_MU = 0.8
+
+
+def talos_artidyn():
+    """talos_full_v2 (collision meshes, SRDF pairs off) plus a ground; q at ``half_sitting`` with the lowest
+    collision vertex at z = 0; feed-forward torques and PD gains. (model, q, tau_ff, kp, kd)."""
+    from artidyn.io.srdf import load_postures
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = ad.load("talos_full_v2")
+    model = model.replace(collisions=list(model.collisions) + [Collision("ground", 0, HalfSpace(), np.eye(4))])
+    q = load_postures(model)["half_sitting"]
+    W = ad.geometry.world_placements(model, ad.body_placements(model, q))
+    low = min(float((c.shape.vertices @ T[:3, :3].T + T[:3, 3])[:, 2].min())
+              for c, T in zip(model.collisions[:-1], W) if hasattr(c.shape, "vertices"))
+    q[2] -= low
+    # quasi-static support: two 6-D sole wrenches carrying the base rows of g(q) (least squares)
+    g = ad.gravity_torque(model, q)
+    Js = [ad.jacobian(model, q, f) for f in ("left_sole_link", "right_sole_link")]
+    w, *_ = np.linalg.lstsq(np.hstack([J[:, :6].T for J in Js]), g[:6], rcond=None)
+    tau = np.zeros(model.nv)
+    tau[6:] = g[6:] - sum(J[:, 6:].T @ w[6 * i:6 * i + 6] for i, J in enumerate(Js))
+    # PD: kp = M_ii (2 pi 7 Hz)^2, kd = 2 0.7 sqrt(kp M_ii); at least 2000 / 20 on the legs; none on the base
+    Mii = np.diag(ad.crba(model, q)).copy()
+    kp = Mii * (2 * np.pi * 7.0) ** 2
+    kd = 2 * 0.7 * np.sqrt(kp * Mii)
+    for j in range(2, model.nb + 1):
+        if model.joint_names[j].startswith("leg_"):
+            iv = model.idx_v[j]
+            kp[iv], kd[iv] = max(kp[iv], 2000.0), max(kd[iv], 20.0)
+    kp[:6] = kd[:6] = 0.0
+    return model, q, tau, kp, kd
+
+
+def talos_mujoco(model, q_ref, kp, kd):
+    """MjModel of talos_full_v2's URDF with its collision meshes (absolute paths; MuJoCo collides their
+    convex hulls), a free joint, a floor, robot-floor contacts only, a PD ``general`` actuator on each joint.
+    The URDF's <mimic> tags become MuJoCo joint equalities. (MjModel, ctrl)."""
+    import mujoco
+    from artidyn.models.erd import example_robot_path
+    src = Path(example_robot_path("talos_full_v2"))
+    root = ET.parse(src).getroot()
+    for child in list(root):
+        if child.tag in ("gazebo", "transmission"):
+            root.remove(child)
+    for parent in list(root.iter()):
+        for child in list(parent):
+            if child.tag in ("visual", "dynamics", "safety_controller", "calibration"):
+                parent.remove(child)
+    for mesh in root.iter("mesh"):     # package://example-robot-data/robots/talos_data/meshes/... -> a file
+        mesh.set("filename", str(src.parents[1] / mesh.get("filename").split("talos_data/", 1)[1]))
+    ext = ET.SubElement(root, "mujoco")
+    ET.SubElement(ext, "compiler", discardvisual="true", fusestatic="false", strippath="false")
+    m = mujoco.MjModel.from_xml_string(ET.tostring(root, encoding="unicode"))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.xml")
+        mujoco.mj_saveLastXML(path, m)
+        mjcf = ET.parse(path).getroot()
+    world = mjcf.find("worldbody")
+    base = world.findall("body")
+    assert len(base) == 1, "one root body expected"
+    base[0].insert(0, ET.Element("freejoint", name="root_joint"))
+    fric = f"{TALOS_MU} 0.005 0.0001"
+    for geom in world.iter("geom"):    # robot geoms touch the floor only (the SRDF's pairs are not in MuJoCo)
+        geom.set("contype", "1")
+        geom.set("conaffinity", "2")
+        geom.set("friction", fric)
+    world.insert(0, ET.Element("geom", name="floor", type="plane", size="0 0 1", friction=fric,
+                               contype="2", conaffinity="1"))
+    act = ET.SubElement(mjcf, "actuator")
+    ctrl = []
+    for i in range(2, model.nb + 1):
+        iv = model.idx_v[i]
+        ET.SubElement(act, "general", joint=model.joint_names[i], gainprm=f"{float(kp[iv])!r}", biastype="affine",
+                      biasprm=f"0 {-float(kp[iv])!r} {-float(kd[iv])!r}", ctrllimited="false")
+        ctrl.append(q_ref[model.idx_q[i]])
+    m = mujoco.MjModel.from_xml_string(ET.tostring(mjcf, encoding="unicode"))
+    setup_mj(m)
+    return m, np.array(ctrl)
+
+
+def talos_scene(rows, repeat=3):
+    import mujoco
+    model, q0, tau, kp, kd = talos_artidyn()
+    s = ContactSettings(friction=TALOS_MU)
+    pd = PD(kp, kd, q0)
+    steps = int(round(TALOS_T / DT))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ad.simulate(model, q0, None, tau, t_final=0.005, dt=DT, contact=s, controller=pd, constraints="model")
+        t_art, res = best(lambda: ad.simulate(model, q0, None, tau, t_final=steps * DT, dt=DT, contact=s,
+                                              controller=pd, constraints="model"), repeat)
+    mj, ctrl = talos_mujoco(model, q0, kp, kd)
+    qm, fm = solo12_mj_state(mj, model, q0, tau)
+    d = mujoco.MjData(mj)
+
+    def mj_run():
+        mujoco.mj_resetData(mj, d)
+        d.qpos[:], d.qfrc_applied[:], d.ctrl[:] = qm, fm, ctrl
+        z = np.empty(steps)
+        for k in range(steps):
+            mujoco.mj_step(mj, d)
+            z[k] = d.qpos[2]
+        return z, d.qpos[:2] - qm[:2]
+
+    mj_run()
+    t_mj, (z_mj, xy_mj) = best(mj_run, repeat)
+    dz_art = float(np.max(np.abs(res.q[:, 2] - q0[2])))
+    dz_mj = float(np.max(np.abs(z_mj - q0[2]))) if np.all(np.isfinite(z_mj)) else np.inf
+    up = lambda dz, z_end: "stood" if dz < 0.05 and np.isfinite(z_end) else "fell"  # noqa: E731
+    rows.append((f"talos_full_v2 standing on its meshes, PD, {TALOS_T:g} s", t_art / steps * 1e6,
+                 t_mj / steps * 1e6,
+                 f"base height change up to {dz_art * 1e3:.2f} mm, xy drift "
+                 f"{np.linalg.norm(res.q[-1, :2] - q0[:2]) * 1e3:.2f} mm, {up(dz_art, res.q[-1, 2])} (MuJoCo "
+                 f"{dz_mj * 1e3:.2f} mm, {np.linalg.norm(xy_mj) * 1e3:.2f} mm, {up(dz_mj, z_mj[-1])})"))
+
+
 def main():
     print(f"machine: {machine()}")
     print(f"versions: {versions()}")
@@ -251,6 +384,7 @@ def main():
     solo_scenes(rows)
     stack_scene(rows)
     fourbar_scene(rows)
+    talos_scene(rows)
     print(f"load average after: {load_average()}")
     print()
     print(f"{'scene':46s} {'artidyn us/step':>16s} {'MuJoCo us/step':>15s} {'ratio':>7s}  notes")
