@@ -200,6 +200,22 @@ def test_talos_stands_on_its_collision_meshes_under_a_pd():
         np.testing.assert_allclose(c.phi(model, r.q[-1]), 0.0, atol=1e-9)
 
 
+def test_joint_damping_is_implicit_in_the_contact_step():
+    """A spinning wheel (its centre of mass on its axis, I = 2e-4) with damping d = 1 at h = 1 ms,
+    d h / I = 5, in a contact scene: explicit damping would multiply v by 1 - 5 = -4 each step;
+    Moreau-Jean with M + h D divides it by 1 + 5, exactly, on both routes."""
+    b = ad.ModelBuilder("wheel")
+    b.add_body("wheel", "world", "revolute", axis=(0, 0, 1), mass=1.0, inertia=np.diag([1e-4, 1e-4, 2e-4]),
+               damping=1.0)
+    b.add_collision("wheel", Sphere(0.05))
+    b.add_collision("world", HalfSpace((0.0, 0.0, 1.0), -1.0))
+    model = b.build()
+    c, r = both(model, np.zeros(1), np.ones(1), 0.01)
+    expected = (1.0 / 6.0) ** np.arange(11)
+    np.testing.assert_allclose(c.v[:, 0], expected, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(r.v[:, 0], expected, rtol=1e-12, atol=1e-300)
+
+
 # --- a closed chain touching the ground ----------------------------------------------------------
 
 def fourbar_on_ground():
