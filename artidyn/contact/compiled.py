@@ -93,7 +93,7 @@ def hull_polygons(mesh):
 
 
 def pack_shapes(shapes):
-    """SH (ns, 8) and HULL (HV, HN, FO, FI) of ``shapes``: (body, shape) pairs
+    """SH (ns, 8) and HULL (HV, HN, FO, FI, AO, AN) of ``shapes``: (body, shape) pairs
     (:mod:`artidyn.kernels.contact_geometry`, :mod:`artidyn.kernels.gjk`); SH's columns 6 and 7,
     the shapes' own friction and restitution, are NaN (the settings' defaults)."""
     SH = np.zeros((len(shapes), 8))
@@ -120,8 +120,26 @@ def pack_shapes(shapes):
         else:
             SH[i, 2:5], SH[i, 5] = sh.normal, sh.offset
     HULL = (np.ascontiguousarray(np.concatenate(HV)), np.ascontiguousarray(np.concatenate(HN)),
-            np.array(FO, dtype=np.int64), np.array(FI, dtype=np.int64))
+            np.array(FO, dtype=np.int64), np.array(FI, dtype=np.int64)) + _adjacency(shapes, nv)
     return SH, HULL
+
+
+def _adjacency(shapes, total):
+    """(AO (total + 1), AN): each hull vertex's neighbours along the hull's edges, in compressed rows
+    (global vertex indices): the graph the compiled support function climbs."""
+    nbrs = [set() for _ in range(total)]
+    o = 0
+    for _, sh in shapes:
+        if isinstance(sh, Mesh):
+            for a, b, c in np.asarray(sh.faces, dtype=np.int64) + o:
+                nbrs[a] |= {b, c}
+                nbrs[b] |= {a, c}
+                nbrs[c] |= {a, b}
+            o += len(sh.vertices)
+    AO = np.zeros(total + 1, dtype=np.int64)
+    AO[1:] = np.cumsum([len(x) for x in nbrs])
+    AN = np.array([j for x in nbrs for j in sorted(x)], dtype=np.int64)
+    return AO, AN
 
 
 def packed_shapes(model):

@@ -8,8 +8,9 @@ margin of its plane). The test is conservative (a box holds its shape), so no co
 margin is lost and a run finds the same contacts, in the same order, as without it; the narrow phase
 then costs with the shapes that are close, not with every candidate pair.
 
-``AB`` (ns, 6): lo x, y, z, hi x, y, z in world axes; a half-space's row holds its world plane
-(n (3), offset, 0, 0).
+``AB`` (ns, 12): lo x, y, z, hi x, y, z in world axes; a half-space's row holds its world plane
+(n (3), offset, 0, 0). A mesh's box is exact: its extreme vertices along the six directions, each
+found by :func:`.gjk.climb` from the one of the step before (a few vertices read, not all).
 """
 import math
 
@@ -17,13 +18,17 @@ import numba as nb
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .contact_rows import BOX, CAPSULE, CYLINDER, HALFSPACE, MESH, SK, SP, SPHERE
+from .gjk import climb
 
 SLACK = 1e-9        # m: added to the margin (the narrow phase's own rounding)
 
 
 @nb.njit
-def world_bounds(SH, Wsh, HV, AB):
-    """AB <- the world boxes of the shapes placed at Wsh (ns, 4, 4); HV: the packed hull vertices."""
+def world_bounds(SH, Wsh, HULL, AB):
+    """AB <- the world boxes of the shapes placed at Wsh (ns, 4, 4); HULL: the packed hulls
+    (:mod:`.gjk`). AB (ns, 12): columns 6 .. 11 keep, for a mesh, the vertex rows of its box's
+    sides (lo x, hi x, lo y, ...), where the next step's climbs start."""
+    HV, AO, AN = HULL[0], HULL[4], HULL[5]
     for s in range(SH.shape[0]):
         kind = int(SH[s, SK])
         T = Wsh[s]
@@ -36,15 +41,17 @@ def world_bounds(SH, Wsh, HV, AB):
             AB[s, 3] = SH[s, SP + 3] + n0 * T[0, 3] + n1 * T[1, 3] + n2 * T[2, 3]
             AB[s, 4] = AB[s, 5] = 0.0
             continue
-        if kind == MESH:
-            v0, nv = int(SH[s, SP]), int(SH[s, SP + 1])
+        if kind == MESH:            # the extreme vertices along the world axes, each climbed to from
+            v0, nv = int(SH[s, SP]), int(SH[s, SP + 1])      # the last step's (AB columns 6 .. 11)
             for r in range(3):
-                AB[s, r], AB[s, 3 + r] = math.inf, -math.inf
-            for i in range(v0, v0 + nv):
-                for r in range(3):
-                    x = T[r, 3] + T[r, 0] * HV[i, 0] + T[r, 1] * HV[i, 1] + T[r, 2] * HV[i, 2]
-                    AB[s, r] = min(AB[s, r], x)
-                    AB[s, 3 + r] = max(AB[s, 3 + r], x)
+                for side in range(2):
+                    sg = 1.0 if side else -1.0
+                    k = int(AB[s, 6 + 2 * r + side])
+                    if not v0 <= k < v0 + nv:
+                        k = v0
+                    k = climb(HV, AO, AN, k, sg * T[r, 0], sg * T[r, 1], sg * T[r, 2])
+                    AB[s, 6 + 2 * r + side] = k
+                    AB[s, 3 * side + r] = T[r, 3] + T[r, 0] * HV[k, 0] + T[r, 1] * HV[k, 1] + T[r, 2] * HV[k, 2]
             continue
         for r in range(3):
             if kind == SPHERE:

@@ -191,7 +191,7 @@ def feature(SH, i, T, HULL, d0, d1, d2, X):
             x[c] = h[c] if t < 2 else -h[c]
             X[t, 0], X[t, 1], X[t, 2] = _at(T, x[0], x[1], x[2])
         return 4, sg * T[0, a], sg * T[1, a], sg * T[2, a]
-    HV, HN, FO, FI = HULL                                # MESH: the hull polygon most along d
+    HV, HN, FO, FI = HULL[0], HULL[1], HULL[2], HULL[3]   # MESH: the hull polygon most along d
     f0, nf = int(SH[i, SP + 2]), int(SH[i, SP + 3])
     best, fb = -2.0, f0
     for f in range(f0, f0 + nf):

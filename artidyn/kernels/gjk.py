@@ -15,10 +15,11 @@ finite number of steps on them), then the radii move the witness points along th
     d = d_core - r_a - r_b,   p_a = p_a,core - r_a n,   p_b = p_b,core + r_b n
 
 Convex meshes come packed (:func:`artidyn.contact.compiled.packed_shapes`) in ``HULL = (HV, HN,
-FO, FI)``: hull vertices (rows of HV, in the shape frame), the hull's faces merged into planar
-polygons (HN: outward unit normal and offset, shape frame; polygon f has the vertex rows
-``FI[FO[f]:FO[f + 1]]``, counter-clockwise seen from outside). A mesh's row of SH holds its first
-vertex row, vertex count, first face and face count.
+FO, FI, AO, AN)``: hull vertices (rows of HV, in the shape frame), the hull's faces merged into
+planar polygons (HN: outward unit normal and offset, shape frame; polygon f has the vertex rows
+``FI[FO[f]:FO[f + 1]]``, counter-clockwise seen from outside), and each vertex's neighbours along
+the hull's edges (``AN[AO[k]:AO[k + 1]]``: the graph :func:`climb` walks for the support point). A
+mesh's row of SH holds its first vertex row, vertex count, first face and face count.
 
 The result ``(d, n, p_a, p_b)`` follows :mod:`artidyn.geometry.collision`: ``n`` (unit, world)
 points from b to a, ``p_a - p_b = d n``, d < 0 in penetration.
@@ -42,6 +43,24 @@ def radius(SH, i):
     """The radius around shape i's core (sphere, capsule), else 0."""
     kind = int(SH[i, SK])
     return SH[i, SP] if kind == SPHERE or kind == CAPSULE else 0.0
+
+
+@nb.njit
+def climb(HV, AO, AN, k, l0, l1, l2):
+    """The hull vertex furthest along l (hull frame), by climbing from vertex k along the hull's
+    edges to a neighbour further along l until none is: on a convex polytope's edge graph a vertex
+    that no neighbour improves maximises a linear function (the simplex method's argument), so the
+    climb finds the support point in a few steps where a scan reads every vertex."""
+    best = HV[k, 0] * l0 + HV[k, 1] * l1 + HV[k, 2] * l2
+    moved = True
+    while moved:
+        moved = False
+        for e in range(AO[k], AO[k + 1]):
+            j = AN[e]
+            s = HV[j, 0] * l0 + HV[j, 1] * l1 + HV[j, 2] * l2
+            if s > best:
+                best, k, moved = s, j, True
+    return k
 
 
 @nb.njit
@@ -69,12 +88,7 @@ def support(SH, i, T, HULL, d0, d1, d2):
             x0, x1 = r * l0 / w, r * l1 / w
     else:                                                    # MESH: the best hull vertex
         HV = HULL[0]
-        v0, nv = int(SH[i, SP]), int(SH[i, SP + 1])
-        best, kb = -1e300, v0
-        for k in range(v0, v0 + nv):
-            s = HV[k, 0] * l0 + HV[k, 1] * l1 + HV[k, 2] * l2
-            if s > best:
-                best, kb = s, k
+        kb = climb(HV, HULL[4], HULL[5], int(SH[i, SP]), l0, l1, l2)
         x0, x1, x2 = HV[kb, 0], HV[kb, 1], HV[kb, 2]
     return (c0 + T[0, 0] * x0 + T[0, 1] * x1 + T[0, 2] * x2, c1 + T[1, 0] * x0 + T[1, 1] * x1 + T[1, 2] * x2,
             c2 + T[2, 0] * x0 + T[2, 1] * x1 + T[2, 2] * x2)

@@ -319,7 +319,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
 
 
 @nb.njit(cache=True, parallel=True)
-def contact_runs(B, SH, PL, HV, HN, FO, FI, PAIRS, LIM, K, TF, PR, ci, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q,
+def contact_runs(B, SH, PL, HV, HN, FO, FI, AO, AN, PAIRS, LIM, K, TF, PR, ci, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q,
                  ref_v, ref_a, python, friction, h, k0, nsteps, ST, cap, out_q, out_v, out_a, out_tau, e_out, forces,
                  residual,
                  iters, lam_out, drift_out, OFF, CI_out, CF_out, LOFF, LI_out, LF_out, info, store, Fs, X, bal,
@@ -337,7 +337,7 @@ def contact_runs(B, SH, PL, HV, HN, FO, FI, PAIRS, LIM, K, TF, PR, ci, tau_t, ta
     for ch in nb.prange(m):
         Bc = B.copy()
         CN = bilateral(Bc, K, TF, mb)
-        HULL = (HV, HN, FO, FI)
+        HULL = (HV, HN, FO, FI, AO, AN)
         for r in range(ch * N // m, (ch + 1) * N // m):
             Bc[:, :] = B           # each run from the same table as a run alone (no state carried over)
             tv = tau_v[r] if tau_v.shape[0] > 1 else tau_v[0]
