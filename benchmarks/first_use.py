@@ -53,6 +53,13 @@ CALLS = [
                                      "ad.rollout(m, np.stack([q, q]), None, t_final=0.1, contact=ContactSettings())"),
     ("gaha, christoffel, hybrid", PRE + "; ad.gaha(m, q); ad.christoffel(m, q); "
                                         "ad.hybrid_dynamics(m, q, z, z, z, [m.joint_names[1]])"),
+    ("analytical (5 methods), disk", "import numpy as np; from artidyn import analytical; "
+                                     "from artidyn.analytical import examples as E; s = E.rolling_disk(); "
+                                     "q, v = E.rolling_disk_state(0.5, 3.0, 0.1); "
+                                     "[analytical.accelerations(s, q, v, method=k) for k in "
+                                     "('gibbs_appell', 'kane', 'maggi', 'boltzmann_hamel', 'udwadia_kalaba')]"),
+    ("contact solver (admm)", "from artidyn.contact import solve_contacts; "
+                              "solve_contacts([[1.0, 0, 0], [0, 1, 0], [0, 0, 1]], [-1.0, 2.0, 0.0], 0.5, method='admm')"),
     ("ik", PRE + "; T = ad.frame_placement(m, ad.random_configuration(m, rng=1), 'tool0'); ad.ik(m, T, 'tool0')"),
 ]
 
