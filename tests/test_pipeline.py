@@ -316,6 +316,10 @@ def test_a_diverging_controlled_contact_run_raises_with_its_partial_result(solo)
                     controller=PD(1e6, 0.0, q))
     part = err.value.result
     assert 0 < part.t.size < 1001 and np.all(np.isfinite(part.q))
+    msg = str(err.value)                              # where it was going: the joint that ran away
+    assert f"(step {part.t.size}," in msg
+    named = [j for j in model.joint_names[2:] if f"the fastest joint was '{j}' (|v| = " in msg]
+    assert len(named) == 1, msg
 
 
 def test_energy_balance_holds_on_sane_runs(solo):

@@ -64,6 +64,23 @@ def _grow(a, rows):
     return out
 
 
+def _culprits(model, v, forces, k):
+    """Where a failing run was going: the joint moving fastest at the failing step's start, and the
+    body that took the largest contact force in the step before (for the message)."""
+    vk = v[k] if k < len(v) else v[-1]
+    out = []
+    if vk.size and np.all(np.isfinite(vk)):
+        i = int(np.argmax(np.abs(vk)))
+        j = next(j for j in range(1, model.nb + 1) if model.idx_v[j] <= i < model.idx_v[j] + model.nv_joint[j])
+        out.append(f"the fastest joint was '{model.joint_names[j]}' (|v| = {abs(vk[i]):.3g})")
+    if k > 0:
+        F = np.linalg.norm(forces[k - 1, 1:], axis=1)
+        if F.size and np.all(np.isfinite(F)) and F.max() > 0:
+            b = int(np.argmax(F)) + 1
+            out.append(f"the largest contact force was on body '{model.body_names[b]}' ({F[b - 1]:.3g} N)")
+    return "; " + " and ".join(out) if out else ""
+
+
 def _fail(model, code, k, h, extra=""):
     what = _WHAT.get(code, "the dynamics could not be evaluated (invalid state or input)")
     tips = ("try a smaller dt, smaller gains, or check the inputs" if code == 8 else "try a smaller dt")
@@ -145,7 +162,7 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
                 k0 = k + 1
                 continue
             partial = _outputs(out_q, out_v, out_a, out_tau, energy, forces, residual, iters, lam, drift, k)
-            raise SimulationError(_fail(model, code, k, h), result=partial)
+            raise SimulationError(_fail(model, code, k, h, _culprits(model, out_v, forces, k)), result=partial)
     finally:
         R.PYTHON[0] = R.PYTHON_ERROR[0] = None
     nc, nl = int(info[K.I_NC]), int(info[K.I_NL])
