@@ -97,13 +97,14 @@ def holding_torques(model, q):
     return tau, f
 
 
-def solo12_mujoco(urdf_root):
-    """MjModel: the stripped URDF (compiled as simulate.py does for a floating base), a sphere in each
-    FOOT body, a floor plane, friction 0.8 on every geom."""
+def floating_mjcf(urdf_root, **compiler):
+    """(mjcf root, its worldbody): the URDF compiled by MuJoCo (visuals discarded, static bodies kept;
+    ``compiler``: more attributes of its ``<compiler>``), saved as MJCF, with a free joint
+    ``root_joint`` on its single root body."""
     import mujoco
     root = ET.fromstring(ET.tostring(urdf_root))
     ext = ET.SubElement(root, "mujoco")
-    ET.SubElement(ext, "compiler", discardvisual="true", fusestatic="false")
+    ET.SubElement(ext, "compiler", discardvisual="true", fusestatic="false", **compiler)
     m = mujoco.MjModel.from_xml_string(ET.tostring(root, encoding="unicode"))
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.xml")
@@ -113,6 +114,14 @@ def solo12_mujoco(urdf_root):
     base = world.findall("body")
     assert len(base) == 1, "one root body expected"
     base[0].insert(0, ET.Element("freejoint", name="root_joint"))
+    return mjcf, world
+
+
+def solo12_mujoco(urdf_root):
+    """MjModel: the stripped URDF (compiled as simulate.py does for a floating base), a sphere in each
+    FOOT body, a floor plane, friction 0.8 on every geom."""
+    import mujoco
+    mjcf, world = floating_mjcf(urdf_root)
     fric = f"{MU} 0.005 0.0001"
     for body in mjcf.iter("body"):
         if body.get("name") in FEET:

@@ -49,7 +49,7 @@ import artidyn as ad  # noqa: E402
 from artidyn.contact import ContactSettings  # noqa: E402
 from artidyn.geometry import Collision, HalfSpace, Sphere  # noqa: E402
 from artidyn.sim import PD  # noqa: E402
-from contact import (DT, FEET, MU, holding_torques, run_artidyn, run_mujoco, setup_mj,  # noqa: E402
+from contact import (DT, MU, floating_mjcf, holding_torques, run_artidyn, run_mujoco, setup_mj,  # noqa: E402
                      solo12_artidyn, solo12_mj_state, solo12_mujoco, stack_artidyn, stack_mujoco, standing_state)
 from simulate import erd_path, load_average, machine, pure_urdf_root, versions  # noqa: E402
 
@@ -67,14 +67,16 @@ def best(f, repeat=5):
 
 # --- solo12 under a PD ---------------------------------------------------------------------
 
-def with_pd_actuators(m_xml_root, model, q_ref):
-    """The MJCF with a PD ``general`` actuator on each of the 12 joints; (xml, ctrl)."""
+def with_pd_actuators(m_xml_root, model, q_ref, kp=KP, kd=KD):
+    """The MJCF with a PD ``general`` actuator on each joint (kp, kd: scalars or one per dof);
+    (xml, ctrl)."""
     act = ET.SubElement(m_xml_root, "actuator")
+    kp, kd = np.broadcast_to(kp, (model.nv,)), np.broadcast_to(kd, (model.nv,))
     ctrl = []
     for i in range(2, model.nb + 1):
-        name = model.joint_names[i]
-        ET.SubElement(act, "general", joint=name, gainprm=f"{KP}", biastype="affine", biasprm=f"0 {-KP} {-KD}",
-                      ctrllimited="false")
+        p, d = float(kp[model.idx_v[i]]), float(kd[model.idx_v[i]])
+        ET.SubElement(act, "general", joint=model.joint_names[i], gainprm=f"{p!r}", biastype="affine",
+                      biasprm=f"0 {-p!r} {-d!r}", ctrllimited="false")
         ctrl.append(q_ref[model.idx_q[i]])
     return ET.tostring(m_xml_root, encoding="unicode"), np.array(ctrl)
 
@@ -310,17 +312,7 @@ def talos_mujoco(model, q_ref, kp, kd):
                 parent.remove(child)
     for mesh in root.iter("mesh"):     # package://example-robot-data/robots/talos_data/meshes/... -> a file
         mesh.set("filename", str(src.parents[1] / mesh.get("filename").split("talos_data/", 1)[1]))
-    ext = ET.SubElement(root, "mujoco")
-    ET.SubElement(ext, "compiler", discardvisual="true", fusestatic="false", strippath="false")
-    m = mujoco.MjModel.from_xml_string(ET.tostring(root, encoding="unicode"))
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "model.xml")
-        mujoco.mj_saveLastXML(path, m)
-        mjcf = ET.parse(path).getroot()
-    world = mjcf.find("worldbody")
-    base = world.findall("body")
-    assert len(base) == 1, "one root body expected"
-    base[0].insert(0, ET.Element("freejoint", name="root_joint"))
+    mjcf, world = floating_mjcf(root, strippath="false")
     fric = f"{TALOS_MU} 0.005 0.0001"
     for geom in world.iter("geom"):    # robot geoms touch the floor only (the SRDF's pairs are not in MuJoCo)
         geom.set("contype", "1")
@@ -328,16 +320,10 @@ def talos_mujoco(model, q_ref, kp, kd):
         geom.set("friction", fric)
     world.insert(0, ET.Element("geom", name="floor", type="plane", size="0 0 1", friction=fric,
                                contype="2", conaffinity="1"))
-    act = ET.SubElement(mjcf, "actuator")
-    ctrl = []
-    for i in range(2, model.nb + 1):
-        iv = model.idx_v[i]
-        ET.SubElement(act, "general", joint=model.joint_names[i], gainprm=f"{float(kp[iv])!r}", biastype="affine",
-                      biasprm=f"0 {-float(kp[iv])!r} {-float(kd[iv])!r}", ctrllimited="false")
-        ctrl.append(q_ref[model.idx_q[i]])
-    m = mujoco.MjModel.from_xml_string(ET.tostring(mjcf, encoding="unicode"))
+    text, ctrl = with_pd_actuators(mjcf, model, q_ref, kp, kd)
+    m = mujoco.MjModel.from_xml_string(text)
     setup_mj(m)
-    return m, np.array(ctrl)
+    return m, ctrl
 
 
 def talos_scene(rows, repeat=3):

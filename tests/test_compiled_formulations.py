@@ -16,9 +16,9 @@ from artidyn.analytical import examples as ex
 from artidyn.configuration import random_configuration, random_velocity
 from artidyn.constraints import Point, Weld, assemble
 from artidyn.errors import InputError
-from artidyn.joints import FLAT
 
 from conftest import ERD
+from test_fast_formulations import with_joint_terms
 
 results_module = importlib.import_module("artidyn.analytical.results")
 ALL = ("gibbs_appell", "kane", "maggi", "boltzmann_hamel", "udwadia_kalaba", "lagrange")
@@ -54,17 +54,6 @@ def compare(system, q, v, tau, method, label, **kw):
     out = an.accelerations(system, q, v, tau, method=method, **kw)
     same(out, reference(system, q, v, tau, method=method, **kw), f"{label} {method}")
     return out
-
-
-def with_joint_terms(model, rng):
-    flat = np.zeros(model.nv, dtype=bool)
-    for i in range(1, model.nb + 1):
-        if model.joint_type[i] in FLAT:
-            flat[model.idx_v[i]:model.idx_v[i] + model.nv_joint[i]] = True
-    return model.replace(armature=rng.uniform(0, 0.5, model.nv), damping=rng.uniform(0, 1, model.nv),
-                         coulomb=rng.uniform(0, 1, model.nv),
-                         stiffness=np.where(flat, rng.uniform(0, 5, model.nv), 0.0),
-                         rest=np.where(flat, rng.uniform(-1, 1, model.nv), 0.0))
 
 
 @pytest.fixture(scope="module")

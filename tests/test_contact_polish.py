@@ -1,6 +1,6 @@
 """Polishing in the ADMM contact solver (artidyn.contact.polish and its compiled twin): the modes
 guessed from an iterate, Newton's method on their equations, the result checked by the residuals.
-Closed forms (a block sliding, a block sticking, a box on four corners), the compiled solver
+Closed forms (a block sliding, a box resting on four corners), the compiled solver
 against the readable one on random problems, and a warm start that the polish finishes."""
 import numpy as np
 import pytest
@@ -9,17 +9,7 @@ from artidyn.contact import polish as P
 from artidyn.contact.friction import converged, residuals
 from artidyn.contact.solvers import contact_residuals, solve_contacts
 from artidyn.kernels import reference_only
-
-KEYS = ("signorini", "cone", "dual", "natural map")
-
-
-def random_delassus(rng, k, extra=3):
-    n = 3 * k + extra
-    J = rng.standard_normal((3 * k, n))
-    G = J @ np.diag(rng.uniform(0.5, 2.0, n)) @ J.T
-    b = rng.standard_normal(3 * k)
-    b[0::3] = -np.abs(b[0::3])
-    return G, b
+from test_contact_solvers import KEYS, random_delassus
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -77,7 +67,7 @@ def test_box_on_four_corners_keeps_the_warm_starts_distribution():
     h, g = 1e-3, 9.81
     b = J @ np.r_[0.0, 0.0, -g * h, 0.0, 0.0, 0.0]          # the free velocity after one step of gravity
     warm = np.zeros(12)
-    warm[0::3] = m * g * h * np.array([0.4, 0.1, 0.1, 0.4])  # carries the weight, no moment about x; about y?
+    warm[0::3] = m * g * h * np.array([0.4, 0.1, 0.1, 0.4])  # the weight, no moment about x or y
     for compiled in (True, False):
         if compiled:
             sol = solve_contacts(G, b, 0.8, method="admm", warm_start=warm)

@@ -12,14 +12,13 @@ Systems" (2008), ch. 10. One step from (q_k, v_k), with the forces taken at the 
     Coulomb: P in the cone |P_t| <= mu P_n, De Saxce's complementarity on (u_n + e u_n,k + mu |u_t|, u_t)
     q_k+1  = q_k (+) h (theta v_k+1 + (1 - theta) v_k)
 
-with the joints' viscous damping D implicit (MuJoCo's "implicitfast" does the same): M stands for
-``M + h D`` throughout, so that a light link with damping (a gripper's finger: d h / M_ii of 5 on
-talos) is damped, not driven unstable;
 so that a contact that closes gets Newton's restitution, a resting contact keeps u_n = 0 (the
 impacts accumulate without event location: a Zeno sequence ends in finite steps), and friction
 sticks or slips inside the same problem. The one-step problem, in the impulses, is
 ``u = W P + b`` with the Delassus matrix ``W = J M^-1 J^T`` and ``b = J v_free + e u_n,k``
-(normal rows), solved by :func:`artidyn.contact.solve_contacts`.
+(normal rows), solved by :func:`artidyn.contact.solve_contacts`. The joints' viscous damping D is
+implicit (as MuJoCo's "implicitfast"): M stands for ``M + h D`` throughout, so that a light link
+with damping (a gripper's finger on talos: d h / M_ii = 5) is damped rather than driven unstable.
 """
 from __future__ import annotations
 

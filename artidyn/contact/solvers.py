@@ -132,8 +132,8 @@ def _compiled_admm(G, b, mu, tol, max_iter, lam0):
                                     int(max_iter), y)
     if status == NOT_PSD:
         raise InputError(NOT_PSD_MESSAGE)
-    u = G @ y + b
-    return ContactSolution(y, u, residuals(y.reshape(-1, 3), u.reshape(-1, 3), mu), int(iterations), _STATUS[status])
+    names = ("signorini", "complementarity", "cone", "dual", "natural map")     # the kernel's res[0:5]
+    return ContactSolution(y, G @ y + b, {k: float(r) for k, r in zip(names, res)}, int(iterations), _STATUS[status])
 
 
 def _check(G, b, mu, method, cone) -> tuple[Array, Array, Array, str]:

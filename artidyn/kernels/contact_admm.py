@@ -16,7 +16,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .contact_polish import ROUNDS, correct, modes, newton
+from .contact_polish import ROUNDS, correct, mat_vec, modes, newton
 from .contact_polish import scratch as polish_scratch
 
 MU_PROX, TAU, RHO_POWER, RHO_POWER_FACTOR, RATIO = 1e-6, 0.5, 0.2, 0.05, 10.0
@@ -79,17 +79,6 @@ def residuals(L, U, mu, res):
 @nb.njit
 def converged(res, tol):
     return max(res[0], max(res[2], max(res[3], res[4]))) <= tol
-
-
-@nb.njit
-def mat_vec(G, x, b, out):
-    """out <- G x + b."""
-    m = x.shape[0]
-    for r in range(m):
-        s = b[r]
-        for c in range(m):
-            s += G[r, c] * x[c]
-        out[r] = s
 
 
 @nb.njit

@@ -17,6 +17,7 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
+from .dense import chol_solve, cholesky
 
 SEPARATED, STICK, SLIDE, NORMAL = 0, 1, 2, 3
 NEWTON, ROUNDS, EPS, INSIDE = 8, 4, 1e-10, 1e-6
@@ -111,44 +112,14 @@ def lu_solve(A, x, piv):
 
 
 @nb.njit
-def cholesky_solve(A, x):
-    """x <- A^-1 x for A symmetric positive definite (its lower triangle overwritten by the
-    factor); False on a pivot that is not positive."""
-    p = x.shape[0]
-    for j in range(p):
-        d = A[j, j]
-        for q in range(j):
-            d -= A[j, q] * A[j, q]
-        if not d > 0.0:
-            return False
-        d = math.sqrt(d)
-        A[j, j] = d
-        for i in range(j + 1, p):
-            s = A[i, j]
-            for q in range(j):
-                s -= A[i, q] * A[j, q]
-            A[i, j] = s / d
-    for i in range(p):
-        s = x[i]
-        for q in range(i):
-            s -= A[i, q] * x[q]
-        x[i] = s / A[i, i]
-    for i in range(p - 1, -1, -1):
-        s = x[i]
-        for q in range(i + 1, p):
-            s -= A[q, i] * x[q]
-        x[i] = s / A[i, i]
-    return True
-
-
-@nb.njit
-def _velocities(G, y, b, u):
-    m = b.shape[0]
+def mat_vec(G, x, b, out):
+    """out <- G x + b."""
+    m = x.shape[0]
     for r in range(m):
         s = b[r]
         for c in range(m):
-            s += G[r, c] * y[c]
-        u[r] = s
+            s += G[r, c] * x[c]
+        out[r] = s
 
 
 @nb.njit
@@ -168,7 +139,7 @@ def newton(G, b, mu, y, mode, theta, tol, P):
             x[j], x[j + 1] = y[r], theta[i]
     _forces(y, mu, mode, theta, x, off)       # on the modes' forces (a slide: on the cone)
     for _ in range(NEWTON):
-        _velocities(G, y, b, u)
+        mat_vec(G, y, b, u)
         fmax = 0.0
         for i in range(k):                   # F and the theta-derivatives of the sliding equations
             j, r, md = off[i], 3 * i, mode[i]
@@ -228,7 +199,11 @@ def newton(G, b, mu, y, mode, theta, tol, P):
         for i in range(k):
             if mode[i] == SLIDE:
                 symmetric = False
-        if not (cholesky_solve(A[:p, :p], F[:p]) if symmetric else lu_solve(A[:p, :p], F[:p], piv)):
+        if symmetric:
+            if not cholesky(A, p, 0.0):
+                return False
+            chol_solve(A, p, F)
+        elif not lu_solve(A[:p, :p], F[:p], piv):
             return False
         for j in range(p):
             x[j] -= F[j]

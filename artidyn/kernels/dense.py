@@ -10,7 +10,7 @@ import math
 
 import numba as nb
 
-FAST = {"reassoc", "contract"}   # may reorder sums; NaN and inf still seen
+from .constrained import FAST    # contraction, no reassociation: the same bits on every call
 RANK_TOL = 1e-10                 # as the readable references: |R_kk| <= 1e-10 |R_00| counts as zero
 
 

@@ -67,12 +67,13 @@ def _grow(a, rows):
 def _culprits(model, v, forces, k):
     """Where a failing run was going: the joint moving fastest at the failing step's start, and the
     body that took the largest contact force in the step before (for the message)."""
+    from .contact_run import _dof_joint
+
     vk = v[k] if k < len(v) else v[-1]
     out = []
     if vk.size and np.all(np.isfinite(vk)):
         i = int(np.argmax(np.abs(vk)))
-        j = next(j for j in range(1, model.nb + 1) if model.idx_v[j] <= i < model.idx_v[j] + model.nv_joint[j])
-        out.append(f"the fastest joint was '{model.joint_names[j]}' (|v| = {abs(vk[i]):.3g})")
+        out.append(f"the fastest joint was '{_dof_joint(model, i)}' (|v| = {abs(vk[i]):.3g})")
     if k > 0:
         F = np.linalg.norm(forces[k - 1, 1:], axis=1)
         if F.size and np.all(np.isfinite(F)) and F.max() > 0:
