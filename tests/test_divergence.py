@@ -147,7 +147,7 @@ def test_a_rollout_names_its_diverging_runs(robots):
 def test_the_reference_dopri5_route_keeps_the_balance(monkeypatch):
     """The readable dopri5 loop (kernels off) computes the same excess as the compiled one."""
     import importlib
-    module = importlib.import_module("artidyn.sim.simulate")
+    module = importlib.import_module("artidyn.sim.smooth")
     model = double_pendulum(damping=0.5)
     compiled = simulate(model, Q0_DP, tau=0.5, method="dopri5", t_final=0.5, progress=False)
     monkeypatch.setattr(module, "kernels_enabled", lambda: False)

@@ -404,7 +404,7 @@ def test_simulations_that_would_not_fit_in_memory_are_refused_before_allocating(
     with pytest.raises(InputError, match="1e\\+18 steps, more than 1e\\+09"):
         ad.simulate(m, [0.1], t_final=1e12, dt=1e-6)
     import importlib
-    S = importlib.import_module("artidyn.sim.simulate")
+    S = importlib.import_module("artidyn.sim.setup")
     monkeypatch.setattr(S.os, "sysconf", lambda key: {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 1000}[key])  # 4 MB
     with pytest.raises(InputError, match="recorded samples .* more than half of this machine's"):
         ad.simulate(m, [0.1], t_final=100.0, dt=1e-3)

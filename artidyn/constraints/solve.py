@@ -568,7 +568,7 @@ def constrained_inverse_dynamics(model: Model, q: ArrayLike, v: ArrayLike, a: Ar
 
 
 def _names(model):
-    from ..sim.simulate import coordinate_names
+    from ..sim.setup import coordinate_names
     return coordinate_names(model, "v")
 
 

@@ -29,7 +29,8 @@ def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", ch
     """
     from ..configuration import as_q
     from ..sim import SimulationResult, rollout as fn
-    from ..sim.simulate import METHODS, _grids, _input_runs, auto_method
+    from ..sim.setup import auto_method, grids as _grids
+    from ..sim.simulate import METHODS, input_runs as _input_runs
 
     label = "distributed.rollout"
     check_model(model, label)
@@ -45,7 +46,7 @@ def rollout(model, q0, v0=None, tau=0.0, t_final=1.0, dt=None, method="auto", ch
     first = _first_state(q0)
     Q1, _ = as_q(model, first, "q0")
     if options.get("contact") is not None or method == "moreau_jean":     # the contact pipeline: 1 ms default
-        from ..sim.simulate import time_grid
+        from ..sim.setup import time_grid
         method, dt = "moreau_jean", 1e-3 if dt is None else dt
         grid = t_out = time_grid(t_final, dt)
     else:
@@ -185,7 +186,7 @@ def _default_chunk(client, N):
 
 def _lazy_result(SimulationResult, model, tasks, chunks, t_out, method, dt, options):
     from ..sim import Energy
-    from ..sim.simulate import coordinate_names
+    from ..sim.setup import coordinate_names
 
     S = t_out.size
     record = options.get("record", ("q", "v", "a", "tau", "energy"))

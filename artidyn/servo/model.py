@@ -120,7 +120,7 @@ class ModelServo:
         run so far): a state that is no longer finite, a problem no longer determined, or an energy
         that outgrows the work of the servo forces, the torques and the first-kind reactions by
         more than ``energy_tol`` of its scale (:mod:`.balance`; None: not checked)."""
-        from ..sim.simulate import _energy_scale
+        from ..sim.setup import energy_scale as _energy_scale
         m = self.model
         where = "ModelServo.simulate"
         t_final, dt = check_times(t_final, dt, where)

@@ -153,7 +153,7 @@ def cmd_torques(args):
     """``artidyn torques``: RNEA along the trajectory of a CSV file."""
     from ..dynamics import rnea
     from .plots import plot_torques
-    from .simulate import coordinate_names
+    from .setup import coordinate_names
     from .trajectories import read_trajectory_csv, velocities_from_positions
 
     check_trajectory_csv(args.trajectory)

@@ -73,7 +73,7 @@ def simulate_constrained(model: Model, q0: ArrayLike, v0: ArrayLike | None = Non
     route then runs in pieces of :data:`CHUNK_STEPS` steps, each checked before the next.
     """
     from ..constraints.compiled import compilable
-    from .simulate import time_grid
+    from .setup import time_grid
 
     if method not in STEPPERS:
         raise InputError(f"simulate with constraints: method must be 'rk4' or 'semi-implicit', got {method!r}")
@@ -149,7 +149,7 @@ class _Balance:
     def first_failure(self, t, q, v, tau, kin, pot):
         """The index of the first of these samples (consecutive steps, after those fed before)
         where the balance fails, or None; ``self.why`` then says by how much and when."""
-        from .simulate import _energy_scale
+        from .setup import energy_scale as _energy_scale
         if not t.size:
             return None
         E, P = kin + pot, self.power(q, v, tau)
@@ -215,7 +215,7 @@ def _compiled_unfit(model, constraints, tau, f_ext, nsteps):
 
 
 def _start(model, q0, v0, constraints, tol):
-    from .simulate import one_state
+    from .setup import one_state
     q, v = one_state(model, q0, v0, "simulate with constraints")
     q, v, res0 = project(model, q, v, constraints, tol)
     if res0 > 1e-6:
@@ -237,7 +237,7 @@ def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_e
     from ..kernels import dispatch
     from ..kernels.constrained_sim import NOT_ASSEMBLED, OK, RK4, SEMI_IMPLICIT, SI_SIZE, SI_STEP, \
         simulate_constrained_run
-    from .simulate import one_state, time_grid
+    from .setup import one_state, time_grid
 
     q, v = one_state(model, q0, v0, "simulate with constraints")    # assembled, then moved, in place
     q_start = q.copy()
@@ -315,7 +315,7 @@ class _Samples:
             dest.append(x[keep])
 
     def result(self, t, wall, balance):
-        from .simulate import coordinate_names
+        from .setup import coordinate_names
         model = self.model
         q, v, a, tau, lam, drift, e = (np.concatenate(x) for x in (self.q, self.v, self.a, self.tau, self.lam,
                                                                    self.drift, self.e))
@@ -335,7 +335,7 @@ class _Samples:
 
 def _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection, tol,
                         every, friction, balance):
-    from .simulate import coordinate_names, time_grid
+    from .setup import coordinate_names, time_grid
 
     q, v = _start(model, q0, v0, constraints, tol)
     t = time_grid(t_final, dt)

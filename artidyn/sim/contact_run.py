@@ -96,7 +96,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     one. Both give the same results; ``stats["route"]`` says which ran. A batch of states (or
     ``rollout=True``) runs N scenes in parallel on the compiled route."""
     from ..contact import inputs
-    from .simulate import _states, time_grid
+    from .setup import states as _states, time_grid
 
     if method not in ("moreau_jean", "event_driven"):
         raise InputError(f"simulate with contact: method must be 'moreau_jean' or 'event_driven', got {method!r}")
@@ -135,7 +135,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     from ..kernels.dispatch import kernels_enabled
     from .pipeline import Packed
     from .scene import Inputs
-    from .simulate import _energy_scale
+    from .setup import energy_scale as _energy_scale
     why = compiled.unfit(model, s)
     if not why and constraints:
         from ..constraints.compiled import compilable
@@ -200,7 +200,7 @@ def _assembled(model, Q, V, constraints):
 
 
 def _result(model, t, q, v, a, tau, energy, h, wall, stats, route):
-    from .simulate import coordinate_names
+    from .setup import coordinate_names
     kin, pot = energy[:, 0].copy(), energy[:, 1].copy()
     result = SimulationResult(t, q, v, a, tau, Energy(kin, pot, kin + pot), model_name=model.name,
                               q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
@@ -336,14 +336,14 @@ def _rollout(model, scene, Q, V, t, h, s):
 
 
 def _names(model, kind):
-    from .simulate import coordinate_names
+    from .setup import coordinate_names
     return coordinate_names(model, kind)
 
 
 def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
     """The run of :mod:`artidyn.contact.event_driven`, sampled on the time grid."""
     from ..contact.event_driven import EventDriven, check_supported
-    from .simulate import coordinate_names, one_state, time_grid
+    from .setup import coordinate_names, one_state, time_grid
 
     if not getattr(model, "collisions", ()):
         raise InputError(f"simulate with contact: model '{model.name}' has no collision shapes (add shapes with "

@@ -19,7 +19,6 @@ import numpy as np
 
 from ..checks import MAX_STATE
 from ..errors import InputError, SimulationError
-from ..firstuse import clock
 
 # result codes of the compiled run, as artidyn.kernels.contact_sim / scene_run
 _WHAT = {3: "the state became non-finite", 2: "the mass matrix is not positive definite",

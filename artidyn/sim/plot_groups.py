@@ -254,7 +254,7 @@ def rows_from_model(model, angles="rpy", max_size=MAX_SIZE):
     """The rows of panels of a model: free-flyer rows first, then one row per group of
     :func:`joint_groups` and unit (a spherical joint's orientation row right before the group
     that holds it). Every coordinate of the model is on exactly one row."""
-    from .simulate import coordinate_names
+    from .setup import coordinate_names
 
     if angles not in ANGLE_NAMES:
         raise ValueError(f"angles: unknown representation {angles!r}; choose 'rpy' or 'rotvec'")
@@ -345,7 +345,7 @@ def _prefix_groups(names, max_size):
 
 def rows_from_names(q_names, v_names, angles="rpy", max_size=MAX_SIZE, limits=None):
     """Rows when no model is at hand: the coordinate names of
-    :func:`artidyn.sim.simulate.coordinate_names` tell free flyers (``.x`` ... ``.qw``),
+    :func:`artidyn.sim.setup.coordinate_names` tell free flyers (``.x`` ... ``.qw``),
     spherical joints (``.qx`` ... ``.qw``) and cylindrical joints (``.angle``, ``.d``) apart; the
     other coordinates are grouped by name prefix, their unit unknown (``rad | m``).
 

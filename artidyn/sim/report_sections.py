@@ -62,7 +62,7 @@ _NO_DOF = "The model has no degree of freedom (nv = 0): nothing to compute."
 
 
 def _names(model):
-    from .simulate import coordinate_names
+    from .setup import coordinate_names
     return coordinate_names(model, "v")
 
 
@@ -321,7 +321,7 @@ def _last_state(model, r):
 
 def _outside_limits(model, Q, tol=1e-9):
     """Names of the 1-dof joints whose value leaves [lower, upper] somewhere in ``Q`` (S, nq)."""
-    from .simulate import coordinate_names
+    from .setup import coordinate_names
     Q = np.atleast_2d(Q)
     out = np.any((Q < model.lower - tol) | (Q > model.upper + tol), axis=0)
     names = coordinate_names(model, "q")

@@ -7,7 +7,7 @@ every batched function of artidyn and ``mujoco.rollout``::
 
 CSV layout: one row per time (and run), columns ``t``, [``run``], ``q_<name>`` ...,
 ``v_<name>`` ..., ``a_<name>`` ..., ``tau_<name>`` ..., ``kinetic``, ``potential``, ``total``,
-with the coordinate names of :func:`artidyn.sim.simulate.coordinate_names` (``shoulder``,
+with the coordinate names of :func:`artidyn.sim.setup.coordinate_names` (``shoulder``,
 ``root_joint.qw`` ...). Numbers are written with 17 significant digits (exact round trip).
 """
 from __future__ import annotations
@@ -35,6 +35,10 @@ class Energy(NamedTuple):
     kinetic: np.ndarray
     potential: np.ndarray
     total: np.ndarray
+
+
+class JointLimitWarning(UserWarning):
+    """A simulated joint went past its position limit (limits are not enforced yet)."""
 
 
 class LimitEvent(NamedTuple):

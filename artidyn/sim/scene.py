@@ -162,7 +162,7 @@ class Inputs:
                     _ABS_MAX(out) <= _MAX_STATE:           # NaN fails the comparison
                 tau += out
             else:
-                from .simulate import _python_torque, _torque_value
+                from .smooth import python_torque as _python_torque, torque_value as _torque_value
                 tau += _python_torque(self.model, self._bact(), _torque_value(out, t))
         if self.f_fn is not None:
             out = np.asarray(self.f_fn(t, q, v), dtype=float)

@@ -20,7 +20,7 @@ def simulate_servo(model, q0, v0, servo, tau, t_final, dt, energy_tol=0.1):
     """The run of ``servo`` (a ModelServo on ``model``) as a SimulationResult; a run that stops
     raises SimulationError with the SimulationResult so far (:mod:`artidyn.servo.balance`)."""
     from ..servo import ModelServo
-    from .simulate import one_state
+    from .setup import one_state
 
     if not isinstance(servo, ModelServo):
         raise InputError(f"simulate: servo must be an artidyn.servo.ModelServo (relations on this model), got "
@@ -39,7 +39,7 @@ def simulate_servo(model, q0, v0, servo, tau, t_final, dt, energy_tol=0.1):
 
 
 def _result(model, servo, run, T, dt, wall):
-    from .simulate import coordinate_names
+    from .setup import coordinate_names
 
     applied = run.servo_forces @ servo.D + T
     kin = kinetic_energy(model, run.q, run.v) if run.t.size else np.zeros(0)

@@ -111,7 +111,7 @@ def read_trajectory_csv(model, path):
     import difflib
 
     from ..errors import NameNotFound
-    from .simulate import coordinate_names
+    from .setup import coordinate_names
 
     with open(path) as fh:
         header = [h.strip() for h in fh.readline().strip().split(",")]
