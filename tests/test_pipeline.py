@@ -216,6 +216,45 @@ def test_joint_damping_is_implicit_in_the_contact_step():
     np.testing.assert_allclose(r.v[:, 0], expected, rtol=1e-12, atol=1e-300)
 
 
+def test_a_pd_controllers_damping_is_implicit_in_the_contact_step():
+    """The same wheel without joint damping under PD(kp=0, kd=1): h kd / I = 5 again. An explicit
+    kd would multiply v by -4 each step; the step takes it into M + h (D + kd), dividing v by 6
+    on both routes, and the recorded torque is the one applied, -kd v_k+1."""
+    b = ad.ModelBuilder("wheel")
+    b.add_body("wheel", "world", "revolute", axis=(0, 0, 1), mass=1.0, inertia=np.diag([1e-4, 1e-4, 2e-4]))
+    b.add_collision("wheel", Sphere(0.05))
+    b.add_collision("world", HalfSpace((0.0, 0.0, 1.0), -1.0))
+    model = b.build()
+    c, r = both(model, np.zeros(1), np.ones(1), 0.01, controller=PD(0.0, 1.0, np.zeros(1)))
+    expected = (1.0 / 6.0) ** np.arange(11)
+    for x in (c, r):
+        np.testing.assert_allclose(x.v[:, 0], expected, rtol=1e-12, atol=1e-300)
+        np.testing.assert_allclose(x.tau[:-1, 0], -expected[1:], rtol=1e-12)
+    assert np.all(np.diff(c.energy.kinetic) < 0)
+
+
+def test_a_light_floating_robot_under_stiff_pd_gains_stays_up():
+    """g1 (example-robot-data) on its own collision geometry under a PD of 5 Hz per joint
+    (kp = M_ii (2 pi 5)^2, kd = 2 0.7 sqrt(kp M_ii)): its light wrist and ankle links have
+    h kd / m_eff > 2, which an explicit kd drove unstable at step 10 (the energy balance stopped
+    the run); with the PD's damping implicit it stands 0.3 s, the pelvis within 3 cm."""
+    model = ad.load("g1_29dof_rev_1_0")
+    q = ad.neutral(model)
+    W = ad.geometry.world_placements(model, ad.body_placements(model, q))
+    q[2] -= min(float(ad.geometry.shapes.aabb(c.shape, T)[0][2]) for c, T in zip(model.collisions, W))
+    model = model.replace(collisions=list(model.collisions) + [Collision("ground", 0, HalfSpace(), np.eye(4))])
+    d = np.diag(ad.crba(model, q))
+    kp = d * (2 * np.pi * 5.0) ** 2
+    kd = 2 * 0.7 * np.sqrt(kp * d)
+    ff = ad.gravity_torque(model, q)
+    kp[:6] = kd[:6] = ff[:6] = 0.0
+    r = ad.simulate(model, q, None, ff, t_final=0.3, dt=1e-3, contact=ContactSettings(friction=0.8),
+                    controller=PD(kp, kd, q))
+    assert r.stats["route"] == "compiled" and r.stats["status"] == 0
+    assert np.max(np.abs(r.q[:, 2] - q[2])) < 0.03
+    assert np.max(np.abs(r.v[-1])) < 1.0
+
+
 # --- a closed chain touching the ground ----------------------------------------------------------
 
 def fourbar_on_ground():

@@ -18,7 +18,9 @@ sticks or slips inside the same problem. The one-step problem, in the impulses, 
 ``u = W P + b`` with the Delassus matrix ``W = J M^-1 J^T`` and ``b = J v_free + e u_n,k``
 (normal rows), solved by :func:`artidyn.contact.solve_contacts`. The joints' viscous damping D is
 implicit (as MuJoCo's "implicitfast"): M stands for ``M + h D`` throughout, so that a light link
-with damping (a gripper's finger on talos: d h / M_ii = 5) is damped rather than driven unstable.
+with damping (a gripper's finger on talos: d h / M_ii = 5) is damped rather than driven unstable;
+a PD controller's kd joins D the same way (``damping=``), so that the gains a light link needs
+keep it stable at the step.
 """
 from __future__ import annotations
 
@@ -214,19 +216,24 @@ def warm_start(warm, keys, ldof, lside):
 
 def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
                      settings: ContactSettings | None = None, f_ext: ArrayLike | None = None, friction: bool = True,
-                     warm: StepResult | None = None, constraints=None, t: float = 0.0) -> StepResult:
+                     warm: StepResult | None = None, constraints=None, t: float = 0.0,
+                     damping: ArrayLike | None = None) -> StepResult:
     """One Moreau-Jean step from (q, v) with torques tau over the step ``h``: a :class:`StepResult`.
     ``warm``: the previous step's result; its impulses start the solver for the contacts and
     limits found again (matched by :func:`contact_keys`). ``constraints``: bilateral constraints
     (closed loops, welds, couplings, rolling) whose rows join the step's problem as free rows,
     ``J_b v_k+1 + b_b = 0``: their impulses are eliminated by the Schur complement of their
-    Delassus block, and the cone problem is solved on what remains (``StepResult.bilateral``)."""
+    Delassus block, and the cone problem is solved on what remains (``StepResult.bilateral``).
+    ``damping`` (nv): a damping implicit in the step beside the joints' (a PD controller's kd on
+    its actuated dofs, whose torque in ``tau`` holds ``-kd v_k``): ``M + h (D + damping)``."""
     s = ContactSettings() if settings is None else settings
     T = body_placements(model, q)
     M = crba(model, q)
     nle = rnea(model, q, v, np.zeros(model.nv), f_ext, friction=friction)
     if friction:                      # joint damping implicit: (M + h D)(v_k+1 - v_k) = h (tau - h(q_k, v_k)) + J^T P
         M = M + h * np.diag(np.asarray(model.damping, dtype=float))
+    if damping is not None:
+        M = M + h * np.diag(np.asarray(damping, dtype=float))
     v_free = v + h * np.linalg.solve(M, tau - nle)
     cand = contact_candidates(model, T, margin=s.margin + s.gamma * h * _reach(model, q, v)) \
         if model.collisions else None

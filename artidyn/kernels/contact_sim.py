@@ -2,7 +2,7 @@
 run in one call. Mirrors :func:`artidyn.contact.moreau_jean.moreau_jean_step` (the readable
 reference) step for step::
 
-    v_free = v_k + h M^-1 (tau - h(q_k, v_k))        (M + h D: the joints' damping implicit)
+    v_free = v_k + h M^-1 (tau - h(q_k, v_k))        (M + h D: the joints' and the PD's damping implicit)
     active = { i : g_i + gamma h u_n,i <= 1e-9 }     (contacts within margin + gamma h reach)
     u = W P + b,  W = J M^-1 J^T,  b = J v_free + e u_n,k (normal rows)   -> P (ADMM, exact cone)
     v_k+1 = v_free + M^-1 J^T P,   q_k+1 = q_k (+) h (theta v_k+1 + (1 - theta) v_k)
@@ -87,9 +87,11 @@ def _rows(B, body, p0, p1, p2, sign, Jst, r0, T4):
 
 
 @nb.njit
-def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q, out_v, CC, CI, res, info2, prev,
-         energy):
-    """One step from (q, v): out_q, out_v the next state; S the scratch of :func:`scratch`; SH, PL,
+def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, out_q, out_v, CC, CI, res, info2,
+         prev, energy):
+    """One step from (q, v): out_q, out_v the next state; dx (nv) a damping implicit in the step
+    beside the joints' (a PD controller's kd on its actuated dofs: its torque tau holds
+    ``-kd v_k``, and ``-kd (v_k+1 - v_k)`` joins ``M + h (D + dx)``); S the scratch of :func:`scratch`; SH, PL,
     HULL the shapes, their placements and the packed convex meshes (:mod:`.contact_geometry`,
     :mod:`.gjk`), PAIRS the candidate pairs of shapes.
     CN: the bilateral constraints (K, TF, Sc, phi, Gb, dropped, lam_b) (:mod:`.constrained`'s
@@ -118,6 +120,8 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, fext, opts, h, ST, S, out_q
             k = int(B[i, IV])
             for j in range(int(B[i, NVJ])):
                 M[k + j, k + j] += h * B[i, DAMP + j]
+    for k in range(nv):                 # and the controller's: M + h (D + dx)
+        M[k, k] += h * dx[k]
     if not utdu(M, lam_dof, sub, D, dis):           # dis: scratch until set below
         return SINGULAR
     for k in range(nv):

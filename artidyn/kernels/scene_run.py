@@ -31,7 +31,7 @@ from .contact_sim import (BAD_INPUT, CODE_FALLBACK, CODE_FULL, CFW, I_CODE, I_IT
                           OK, S_MARGIN, S_THETA, _frame, scratch, step)
 from .pack import IQ, IV
 from .rnea import rnea_state
-from .slots import CI_CTRL, CI_FEXT, CI_TAU, NONE, W_ROWS
+from .slots import CI_CTRL, CI_FEXT, CI_TAU, G_ACT, G_KD, NONE, PD, W_ROWS
 from .spatial import all_finite, load_q
 from .stepping import controller_torque, input_vector, input_wrenches
 from .types import FRICTION, HAS_FEXT
@@ -87,6 +87,19 @@ def inputs(B, IN, t, q, v, W, Fs, tau):
         load_q(B, q)
         controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, tau)
     return has_f
+
+
+@nb.njit
+def implicit_damping(IN, nv):
+    """The damping the Moreau-Jean step takes implicitly beside the joints' (nv): a PD
+    controller's kd on its actuated dofs (MuJoCo's "implicitfast" likewise), so that the gains a
+    light link needs do not drive it unstable at the step (h kd / m > 2 would, explicitly)."""
+    ci, gains = IN[0], IN[5]
+    dx = np.zeros(nv)
+    if ci[CI_CTRL] == PD:
+        for c in range(nv):
+            dx[c] = gains[G_KD, c] * gains[G_ACT, c]
+    return dx
 
 
 @nb.njit
@@ -160,6 +173,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
         pcount[0], pcount[1] = hi - lo, hi2 - lo2
     prev = (PK, PP, LK, LP, pcount)
     theta = ST[S_THETA]
+    dx = implicit_damping(IN, nv)
     for k in range(k0, nsteps + 1):
         t = k * h
         has_f = inputs(B, IN, t, q, v, W, Fs, tau)
@@ -195,9 +209,9 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
                 has_f = True
         opts = (FRICTION if friction else 0) | (HAS_FEXT if has_f else 0)
         for c in range(nv):
-            out_tau[k, c] = tau[c]
-        code = step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, Fs, opts, h, ST, S, qn, vn, CC, CI, res, info2, prev,
-                    energy)
+            out_tau[k, c] = tau[c]      # the inputs (a fallback step reads them), then the torque applied
+        code = step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, Fs, opts, h, ST, S, qn, vn, CC, CI, res, info2,
+                    prev, energy)
         while code == CODE_FULL and room < cap:     # more contacts than room: grow, take the step again
             room = min(cap, 2 * room)
             S, CC, CI = _room(B, room, nl_max, SH.shape[0], mb)
@@ -206,7 +220,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
             PP2[:PP.shape[0]] = PP
             PK, PP = PK2, PP2
             prev = (PK, PP, LK, LP, pcount)
-            code = step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, Fs, opts, h, ST, S, qn, vn, CC, CI, res, info2,
+            code = step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, Fs, opts, h, ST, S, qn, vn, CC, CI, res, info2,
                         prev, energy)
         if code != OK:
             info[I_STEP], info[I_CODE], info[I_NC], info[I_NL] = k, code, nc, nlim
@@ -228,8 +242,9 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
             return DIVERGED
         p = 0.0                         # the inputs' work over this step, at the mean velocity
         for c in range(nv):
+            out_tau[k, c] = tau[c] - dx[c] * (vn[c] - v[c])      # the PD's torque with its implicit part
             vm[c] = theta * vn[c] + (1.0 - theta) * v[c]
-            p += tau[c] * vm[c]
+            p += out_tau[k, c] * vm[c]
         if has_f:
             p += external_power(B, q, vm, Fs, z, g0, g1)
         bal[1] += h * p

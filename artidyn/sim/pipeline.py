@@ -148,7 +148,9 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
                 tk, F = out_tau[k].copy(), (Fs.copy() if inp.f_mode or inp.f_fn else None)
                 st = moreau_jean_step(model, qk, vk, tk, h, s, f_ext=F, friction=inp.friction,
                                       warm=_stored_step(OFF, CI, CF, LOFF, LI, LF, k - 1) if k > 0 else None,
-                                      constraints=constraints, t=k * h)
+                                      constraints=constraints, t=k * h, damping=inp.implicit_damping())
+                tk = tk - inp.implicit_damping() * (st.v - vk)
+                out_tau[k] = tk
                 _store_step(model, st, k, h, qk, vk, tk, out_a, energy, residual, iters, forces, lam, OFF, LOFF,
                             info, K)
                 CI, CF, LI, LF = _store_log(st, info, OFF, LOFF, k, CI, CF, LI, LF, K)
@@ -235,11 +237,12 @@ def run_reference(model, scene, q, v, h, nsteps, s, constraints):
     step = None
     E0 = None
     work = absw = tmax = 0.0
+    dx = inp.implicit_damping()
     for k in range(S):
         t = k * h
         tk, F = inp.reference(t, q, v, forces)
         step = moreau_jean_step(model, q, v, tk, h, s, f_ext=F, friction=inp.friction, warm=step,
-                                constraints=constraints, t=t)
+                                constraints=constraints, t=t, damping=dx)
         if not (np.all(np.isfinite(step.q)) and np.all(np.isfinite(step.v))):
             raise SimulationError(_fail(model, 3, k, h))
         kin, pot = float(kinetic_energy(model, q, v)), float(potential_energy(model, q))
@@ -249,6 +252,7 @@ def run_reference(model, scene, q, v, h, nsteps, s, constraints):
         if (kin + pot - E0) - work > P.PR[2] * max(P.PR[3], tmax, absw):
             raise SimulationError(_fail(model, 8, k, h))
         vm = s.theta * step.v + (1 - s.theta) * v
+        tk = tk - dx * (step.v - v)           # the torque applied: the PD's damping implicit
         p = float(tk @ vm)
         if F is not None:
             from ..dynamics import rnea

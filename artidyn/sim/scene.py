@@ -90,6 +90,13 @@ class Inputs:
         return (self.ci, self.tau_t, tv, self.f_t, fv, self.gains) + self.ref
 
     # --- the readable input stage --------------------------------------------------------------
+    def implicit_damping(self):
+        """The damping the Moreau-Jean step takes implicitly beside the joints' (nv): a PD
+        controller's kd on its actuated dofs (as :func:`artidyn.kernels.scene_run.implicit_damping`)."""
+        if self.ci[K.CI_CTRL] == K.PD:
+            return self.gains[K.G_KD] * self.gains[K.G_ACT]
+        return np.zeros(self.model.nv)
+
     def reference(self, t, q, v, forces, r=0):
         """(tau (nv,), f_ext (nb+1, 6) or None) at (t, q, v): the same values as the kernels."""
         from ..dynamics import rnea
