@@ -83,10 +83,11 @@ def test_stack_of_boxes_box_on_box_corners():
     assert len(c.contacts[-1].gap) == 12
 
 
-def test_capsule_on_a_box_steps_on_the_reference_route():
-    """A capsule dropped across a fixed box: a pair the closed forms do not settle (coal's GJK/EPA
-    in the reference), so while the two are within the margin the compiled run hands the step to
-    the reference, then goes on; before, it runs compiled."""
+def test_capsule_on_a_box_runs_compiled_and_rests_on_its_side():
+    """A capsule dropped across a fixed box: a pair that the reference hands to coal's GJK/EPA;
+    the compiled run settles it with its own GJK/EPA and the manifold of the capsule's side on the
+    top face (two contacts), takes no step on the reference route, and comes to rest with its axis
+    a radius above the top face, the box carrying its weight."""
     b = ad.ModelBuilder("capsule_on_box")
     b.add_body("cap", "world", "free", mass=1.0, inertia=np.diag([8e-3, 8e-3, 1e-3]))
     b.add_collision("cap", Capsule(0.05, 0.3), rpy=(0.0, np.pi / 2, 0.3))
@@ -95,11 +96,13 @@ def test_capsule_on_a_box_steps_on_the_reference_route():
     model = b.build()
     q = ad.neutral(model)
     q[:3] = (0.05, 0.0, 0.2 + 0.05 + 0.03)                 # 3 cm above the box's top face
-    c, r = both(model, q, np.zeros(model.nv), ContactSettings(friction=0.5), 0.2)
-    assert_same(c, r)
-    steps = c.stats["reference_steps"]
-    assert 0 < len(steps) < c.t.size and steps[0] > 20      # compiled until the capsule comes near
-    assert len(c.contacts[-1].gap) >= 1
+    c = simulate_contact(model, q, np.zeros(model.nv), 0.0, 0.5, 1e-3, ContactSettings(friction=0.5),
+                         route="compiled")
+    assert c.stats["reference_steps"] == []
+    assert len(c.contacts[-1].gap) == 2
+    assert c.q[-1, 2] == pytest.approx(0.25, abs=1e-6)
+    assert np.max(np.abs(c.v[-1])) < 1e-6
+    np.testing.assert_allclose(-c.contact_forces[-1, 0], (0.0, 0.0, G), atol=1e-6)
 
 
 def test_capsules_spheres_and_a_box():

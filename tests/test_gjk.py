@@ -233,6 +233,43 @@ def test_corners_edges_and_balls_give_single_points():
         np.testing.assert_allclose(C[0][1], n_r, atol=1e-9)
 
 
+def test_boxes_edge_to_edge_and_a_capsule_on_a_box_equal_coal():
+    """Pairs of primitives that the reference hands to coal (two boxes edge across edge, a capsule
+    touching a box with its end or across an edge) run the compiled GJK/EPA: one contact, its depth,
+    normal and points equal to coal's (1e-9), and to the reference's contacts."""
+    box, cap = Box((0.05, 0.05, 0.05)), Capsule(0.03, 0.2)
+    up, across = pose(0.0, rx=np.pi / 4), pose(0.1416, rz=np.pi / 2, rx=np.pi / 4)
+    end_on = pose(0.05 + 0.1 + 0.03 - 0.002, rx=0.2)                          # the capsule's end 2 mm into the top
+    cross_edge = pose(0.05 + 0.03 + 0.0005, x=0.05, rz=0.4, rx=np.pi / 2)      # lying across the top edge, 0.5 mm over
+    cross_edge[:3, :3] = Rotation.from_euler("xz", [np.pi / 2 + 0.3, 0.4]).as_matrix()
+    for a, Ta, b, Tb in ((box, across, box, up), (cap, end_on, box, np.eye(4)), (cap, cross_edge, box, np.eye(4))):
+        C = compiled_contacts(a, Ta, b, Tb, margin=1e-3)
+        d_r, n_r, pa_r, pb_r = coal_distance(a, Ta, b, Tb)
+        assert len(C) == 1 and abs(d_r) < 1e-3
+        d, n, pa, pb = C[0]
+        assert d == pytest.approx(d_r, abs=1e-9)
+        np.testing.assert_allclose(n, n_r, atol=1e-9)
+        np.testing.assert_allclose(pa, pa_r, atol=1e-9)
+        np.testing.assert_allclose(pb, pb_r, atol=1e-9)
+        ref = contacts(a, Ta, b, Tb, margin=1e-3)
+        assert len(ref) == 1 and ref[0][0] == pytest.approx(d, abs=1e-9)
+
+
+def test_a_capsule_lying_on_a_box_gets_two_contacts():
+    """A capsule lying along a box's top face, 1 mm into it: the manifold of its side, two
+    points at its segment's ends, each 1 mm deep, the normal the face's."""
+    cap, box = Capsule(0.03, 0.2), Box((0.2, 0.2, 0.05))
+    Tc = pose(0.05 + 0.03 - 0.001, rz=0.3)
+    Tc[:3, :3] = Rotation.from_euler("zy", [0.3, np.pi / 2]).as_matrix()
+    C = compiled_contacts(cap, Tc, box, np.eye(4), margin=1e-3)
+    assert len(C) == 2
+    ends = sorted(Tc[:3, 3] + sg * 0.1 * Tc[:3, 2] for sg in (-1, 1))
+    for (d, n, pa, pb), e in zip(sorted(C, key=lambda c: tuple(c[2])), ends):
+        assert d == pytest.approx(-0.001, abs=1e-12)
+        np.testing.assert_allclose(np.abs(n), (0.0, 0.0, 1.0), atol=1e-12)
+        np.testing.assert_allclose(pa[:2], e[:2], atol=1e-9)
+
+
 def scene():
     """A rock (a hull of 40 random points) thrown spinning on the ground, a cylinder tipping over
     from a rim, a mesh cube resting: pairs with the ground only (the same contacts on both routes)."""

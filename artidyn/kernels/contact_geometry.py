@@ -18,10 +18,11 @@ MESH       first vertex row, vertex count, first face, face count (in ``HULL``, 
 :func:`pair_contacts` appends the contacts ``(d, n, p_a, p_b)`` of one pair with ``d <= margin``
 to a buffer, in the order of the reference code (so that both routes build the same contact
 problem): one contact for most pairs, a box's corners or a capsule's end spheres on a half-space,
-the corner-face contacts of two boxes. Two boxes touching edge to edge (no corner over a face) are
-what the reference hands to coal's GJK/EPA: :data:`FALLBACK`, the caller takes that step on the
-reference route. Cylinders and meshes go to :mod:`.convex` (closed forms on a half-space, GJK/EPA
-and a face-on-face manifold otherwise).
+the corner-face contacts of two boxes. Two boxes touching edge to edge (no corner over a face), a
+capsule near a box, cylinders and meshes go to :mod:`.convex` (closed forms on a half-space,
+GJK/EPA on the support functions, and a face-on-face manifold otherwise), where the reference
+takes coal's GJK/EPA. :data:`FALLBACK` (the step taken on the reference route) is left for a
+GJK/EPA that does not converge.
 """
 import math
 
@@ -245,9 +246,10 @@ def _half(SH, i):
 
 
 @nb.njit
-def _box_box(CC, k, SH, i, Ta, j, Tb, margin):
+def _box_box(CC, k, SH, i, Ta, j, Tb, margin, HULL):
     """The corners of each box over a face of the other, within the margin (as the reference's
-    ``box_box_points``); none while the boxes are within the margin: FALLBACK."""
+    ``box_box_points``); none while the boxes are within the margin (an edge on an edge): the
+    GJK/EPA contact of :func:`.convex.convex_contacts`, as the reference takes coal's."""
     if _box_separation(_half(SH, i), Ta, _half(SH, j), Tb) > margin:
         return k
     k_start = k
@@ -283,7 +285,7 @@ def _box_box(CC, k, SH, i, Ta, j, Tb, margin):
                 return FULL
             k += 1
     if k == k_start:
-        return FALLBACK
+        return convex_contacts(CC, k, SH, i, Ta, j, Tb, margin, HULL)
     return k
 
 
@@ -324,11 +326,11 @@ def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL):
             _flip_from(CC, k, k1)
         return k1
     if ki == BOX and kj == BOX:
-        return _box_box(CC, k, SH, i, Ti, j, Tj, margin)
-    # capsule-box: GJK/EPA in the reference; here only the certainty that they are apart
+        return _box_box(CC, k, SH, i, Ti, j, Tj, margin, HULL)
+    # capsule-box: GJK/EPA on the support functions (the manifold of the capsule's side on a face)
     if _box_separation(_half(SH, i), Ti, _half(SH, j), Tj) > margin:
         return k
-    return FALLBACK
+    return convex_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL)
 
 
 @nb.njit(cache=True)
