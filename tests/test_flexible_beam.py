@@ -59,6 +59,21 @@ def test_tip_impulse_oscillates_at_the_first_frequency():
     assert abs(w / cantilever_frequencies(L, EI, MU, 1)[0] - 1) < 0.01
 
 
+def test_a_beam_bending_in_both_planes_has_both_sets_of_frequencies():
+    """planes=2 with EI = (EI_y, EI_z): the linearised chain's frequencies are the union of the two
+    planar chains' (exactly: the planes decouple at rest), each near Euler-Bernoulli's; a tip load
+    along y bends it about z (the second plane), which the one-plane beam cannot."""
+    n = 20
+    both = flexible_beam(L, n, MU, (EI, 4 * EI), planes=2, gravity=(0, 0, 0))
+    assert both.nq == 2 * n and both.nb == 2 * n and np.isclose(sum(both.mass[1:]), MU * L)
+    planar = [chain_frequencies(flexible_beam(L, n, MU, e, gravity=(0, 0, 0))) for e in (EI, 4 * EI)]
+    np.testing.assert_allclose(chain_frequencies(both), np.sort(np.concatenate(planar)), rtol=1e-9)
+    np.testing.assert_allclose(planar[1][:3] / cantilever_frequencies(L, 4 * EI, MU), 1.0, atol=0.008)
+    J = ad.jacobian(both, np.zeros(2 * n), "tip")
+    assert np.allclose(J[4, 0::2], 0.0) and np.all(J[4, 1::2] != 0)     # y at the tip: the second joints only
+    assert ad.load("flexible_beam").nv == 10 and "flexible_beam" in ad.models.names()
+
+
 @pytest.mark.parametrize("kwargs, match", [
     (dict(length=0.0), "length must be > 0"),
     (dict(n_elements=0), "n_elements must be >= 1"),
@@ -68,6 +83,9 @@ def test_tip_impulse_oscillates_at_the_first_frequency():
     (dict(bending_axis=(1, 0, 0)), "bending_axis must be a nonzero vector perpendicular"),
     (dict(bending_axis=(0, 1)), "bending_axis must be 3 numbers"),
     (dict(damping=-0.1), "damping must be >= 0"),
+    (dict(planes=3), "planes must be 1 or 2"),
+    (dict(EI=(1.0, 2.0)), "EI must be a number, got"),
+    (dict(EI=(1.0, -2.0), planes=2), "EI must be > 0"),
 ])
 def test_bad_input_names_the_argument(kwargs, match):
     with pytest.raises((ad.InputError, ad.ShapeError), match=match):

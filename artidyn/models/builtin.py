@@ -188,8 +188,13 @@ def fourbar():
     return from_dh(DATA / "fourbar.toml")
 
 
+def _flexible_beam(**kwargs):
+    from .flexible import flexible_beam
+    return flexible_beam(**kwargs)
+
+
 BUILTINS = {"puma560": puma560, "rx90": rx90, "planar2r": planar_2r, "pendulum": pendulum,
-            "cart_pendulum": cart_pendulum}
+            "cart_pendulum": cart_pendulum, "flexible_beam": _flexible_beam}
 CLOSED_CHAINS = {"fourbar": fourbar}  # models that declare loop closures (model.constraint_specs)
 
 
@@ -203,7 +208,7 @@ def get(name, **kwargs):
     from ..errors import unknown_name
     key = str(name).strip().lower().replace("-", "_")
     aliases = {"planar_2r": "planar2r", "puma": "puma560", "puma_560": "puma560", "rx_90": "rx90",
-               "cartpendulum": "cart_pendulum", "four_bar": "fourbar"}
+               "cartpendulum": "cart_pendulum", "four_bar": "fourbar", "beam": "flexible_beam"}
     key = aliases.get(key, key)
     table = {**BUILTINS, **CLOSED_CHAINS}
     if key not in table:

@@ -53,7 +53,7 @@ def cantilever_frequencies(length, EI, mass_per_length, count=3):
 
 
 def flexible_beam(length=1.0, n_elements=10, mass_per_length=1.0, EI=1.0, *, bending_axis=(0, 1, 0),
-                  clamp_stiffness=2.0, damping=0.0, gravity=(0.0, 0.0, -9.81), name="flexible_beam"):
+                  clamp_stiffness=2.0, damping=0.0, gravity=(0.0, 0.0, -9.81), name="flexible_beam", planes=1):
     """A clamped cantilever beam along the world x axis as ``n_elements`` rigid segments.
 
     Parameters
@@ -65,10 +65,11 @@ def flexible_beam(length=1.0, n_elements=10, mass_per_length=1.0, EI=1.0, *, ben
         ``bend_1`` (at the clamp, x = 0) .. ``bend_n`` (at x = (n - 1) h).
     mass_per_length : float
         rho A (kg/m); each segment is a uniform thin rod of mass rho A h.
-    EI : float
+    EI : float, or a pair with ``planes=2``
         Bending stiffness (N m^2): joint springs k = EI / h, and ``clamp_stiffness * EI / h`` at
         the clamp (module docstring: 2 gives second-order convergence of the frequencies,
-        1 the plain k = EI / h everywhere).
+        1 the plain k = EI / h everywhere). With ``planes=2``: (EI about the bending axis, EI
+        about the third axis), or one value for both (a round section).
     bending_axis : 3-vector
         Axis of the revolute joints, perpendicular to x (default y: the beam bends in the x-z
         plane, against the default gravity).
@@ -78,6 +79,11 @@ def flexible_beam(length=1.0, n_elements=10, mass_per_length=1.0, EI=1.0, *, ben
         Viscous damping of every joint (N m s/rad), 0 by default.
     gravity : 3-vector
         The model's gravity; (0, 0, 0) for free vibrations about q = 0.
+    planes : 1 or 2
+        1: the beam bends in the plane normal to ``bending_axis`` (one revolute joint per node).
+        2: in both planes (two revolute joints per node, about ``bending_axis`` then about
+        ``x x bending_axis``, joined by a massless link: ``bend_i`` and ``bend_i_b``), for a beam
+        loaded out of its plane or whirling; nq = nv = 2 n.
 
     Returns
     -------
@@ -89,7 +95,12 @@ def flexible_beam(length=1.0, n_elements=10, mass_per_length=1.0, EI=1.0, *, ben
     L = check_number(length, f"{where}: length", positive=True)
     n = check_count(n_elements, f"{where}: n_elements", minimum=1, maximum=100_000)
     mu = check_number(mass_per_length, f"{where}: mass_per_length", positive=True)
-    EI = check_number(EI, f"{where}: EI", positive=True)
+    if planes not in (1, 2) or isinstance(planes, bool):
+        raise InputError(f"{where}: planes must be 1 or 2, got {planes!r}")
+    EIs = np.atleast_1d(np.asarray(EI, dtype=float)) if not isinstance(EI, (int, float)) else np.array([EI], float)
+    if EIs.shape not in ((1,), (planes,)):
+        raise InputError(f"{where}: EI must be a number{' or a pair' if planes == 2 else ''}, got {EI!r}")
+    EIs = np.array([check_number(x, f"{where}: EI", positive=True) for x in np.broadcast_to(EIs, (planes,))])
     c0 = check_number(clamp_stiffness, f"{where}: clamp_stiffness", positive=True)
     d = check_number(damping, f"{where}: damping", minimum=0.0)
     axis = check_vector(bending_axis, 3, f"{where}: bending_axis")
@@ -101,14 +112,20 @@ def flexible_beam(length=1.0, n_elements=10, mass_per_length=1.0, EI=1.0, *, ben
     h = L / n
     m = mu * h
     I = m * h**2 / 12
+    axes = [axis / norm, np.cross((1.0, 0.0, 0.0), axis / norm)]
     b = ModelBuilder(name, gravity=g)
     parent = "world"
     for i in range(1, n + 1):
         body = f"segment_{i}"
-        k = (c0 if i == 1 else 1.0) * EI / h
-        b.add_body(body, parent, "revolute", joint_name=f"bend_{i}", axis=axis / norm,
-                   xyz=(0.0 if i == 1 else h, 0.0, 0.0), mass=m, com=(h / 2, 0.0, 0.0),
-                   inertia=np.diag([0.0, I, I]), stiffness=k, damping=d)
+        k = (c0 if i == 1 else 1.0) * EIs / h
+        xyz = (0.0 if i == 1 else h, 0.0, 0.0)
+        if planes == 2:                 # the first bend on a massless link, the second on the segment
+            b.add_body(f"{body}_a", parent, "revolute", joint_name=f"bend_{i}", axis=axes[0], xyz=xyz, mass=0.0,
+                       inertia=np.zeros((3, 3)), stiffness=k[0], damping=d)
+            parent, xyz = f"{body}_a", (0.0, 0.0, 0.0)
+        b.add_body(body, parent, "revolute", joint_name=f"bend_{i}_b" if planes == 2 else f"bend_{i}",
+                   axis=axes[planes - 1], xyz=xyz, mass=m, com=(h / 2, 0.0, 0.0),
+                   inertia=np.diag([0.0, I, I]), stiffness=k[planes - 1], damping=d)
         parent = body
     b.add_frame("tip", parent, xyz=(h, 0.0, 0.0))
     return b.build()
