@@ -103,7 +103,8 @@ class HybridForceControl:
         self.body = _frame_on_body(model, frame)[0]
         self.point = np.zeros(3) if point is None else np.asarray(point, dtype=float)
         if self.point.shape != (3,):
-            raise ShapeError(f"HybridForceControl: point must be a 3-vector (frame coordinates), got {self.point.shape}")
+            raise ShapeError(f"HybridForceControl: point must be a 3-vector (frame coordinates), got shape "
+                             f"{self.point.shape}")
         self.n = _unit(normal, "HybridForceControl: normal")
         self.S = np.eye(3) - np.outer(self.n, self.n)
         if not callable(path):
