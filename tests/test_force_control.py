@@ -125,3 +125,25 @@ def test_force_control_run_is_deterministic(pushing):
     n = again.t.size
     assert np.array_equal(again.q, run["result"].q[:n]) and np.array_equal(again.contact_forces,
                                                                             run["result"].contact_forces[:n])
+
+
+@pytest.mark.parametrize("kf, ki_h, stable", [(0.5, 0.9, True), (0.5, 1.1, False), (0.9, 0.15, True),
+                                              (0.9, 0.25, False)])
+def test_force_loop_stability_bound(kf, ki_h, stable):
+    """On a rigid surface the measured force is the previous command plus a disturbance d: the error
+    follows z^2 + (kf - 1 + ki h) z - kf (its ratio from one step to the next tends to the dominant
+    root), and converges to 0 iff 0 <= kf < 1 and 0 < ki h < 2 (1 - kf) (the docstring's bound)."""
+    model, h, fd, d = gantry(), 1e-3, 10.0, 1.5
+    ctl = HybridForceControl(model, "cz", (0, 0, 1), fd, straight_path(np.zeros(3), np.ones(3), 1.0),
+                             kf=kf, ki=ki_h / h, damping=0.0)
+    forces = np.zeros((model.nb + 1, 3))
+    q, v = np.array([0.0, 0.0, 0.3]), np.zeros(3)
+    errors = []
+    for k in range(200):
+        f_n = M3 * G - ctl(k * h, q, v, forces)[2]      # the commanded normal force (tau_z = -f_n + m3 g)
+        forces[3, 2] = f_n + d                          # the surface's reaction at the next step
+        errors.append(fd - forces[3, 2])
+    roots = np.roots([1.0, kf - 1 + ki_h, -kf])
+    dominant = roots[np.argmax(np.abs(roots))].real
+    assert errors[-1] / errors[-2] == pytest.approx(dominant, rel=1e-3)
+    assert (abs(dominant) < 1) == stable == (ki_h < 2 * (1 - kf))

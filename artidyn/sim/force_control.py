@@ -71,6 +71,10 @@ def straight_path(start, end, duration, t0=0.0):
 class HybridForceControl:
     """Hybrid position/force control of a tool point pushing on a surface while it moves along it.
 
+    The instance is the torque law ``tau(t, q, v, contact_forces)`` (the forces (nb+1, 3) on each
+    body, world axes, from the previous step); it keeps the force error's integral, so use a fresh
+    one per run (or call :meth:`reset`). ``log`` lists ``(t, f_measured, f_command)`` per call.
+
     Parameters
     ----------
     model : Model
@@ -84,15 +88,12 @@ class HybridForceControl:
     kp, kd : the motion gains (1/s^2, 1/s), per unit of task inertia.
     kf, ki : the force law's proportional (dimensionless) and integral (1/s) gains. The loop closes
         once per simulator step h on a force measured a step late: on a rigid surface the force
-        error obeys ``e_k+1 = -kf e_k - ki h sum(e)`` (plus the disturbance), stable for ``kf < 1`` and
-        ``ki h`` well below ``1 - kf`` (``z^2 + (kf - 1 + ki h) z - kf = 0``).
+        error obeys ``e_k+1 = -kf e_k - ki h sum(e)`` (plus the disturbance), whose characteristic
+        polynomial ``z^2 + (kf - 1 + ki h) z - kf`` is stable (Jury) for ``0 <= kf < 1`` and
+        ``0 < ki h < 2 (1 - kf)``.
     orientation : (3, 3) rotation to hold (world), or None: the orientation is free (then damped in
         the null space); ``kp_r``, ``kd_r``: its gains (1/s^2, 1/s).
     damping : the null-space joint damping D (N m s/rad, a number or (nv,)).
-
-    The instance is the torque law ``tau(t, q, v, contact_forces)`` (the forces (nb+1, 3) on each
-    body, world axes, from the previous step); it keeps the force error's integral, so use a fresh
-    one per run (or call :meth:`reset`). ``log`` lists ``(t, f_measured, f_command)`` per call.
     """
 
     def __init__(self, model, frame, normal, force, path, *, point=None, kp=2500.0, kd=100.0, kf=0.5, ki=100.0,
