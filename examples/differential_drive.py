@@ -6,8 +6,10 @@
 A chassis on a floating base (free joint) carries two wheels on revolute joints (axis y, at
 y = +-TRACK/2) and, ahead of them, a caster ball fixed to the chassis. The wheels are spheres of
 radius r (a sphere touches a plane at one point straight below its centre whatever its spin, so
-rolling is exact; a cylinder's rim would touch along an edge); Coulomb friction mu = 1 between the
-wheels and the ground, none at the caster (a frictionless ball: an ideal omnidirectional caster).
+rolling is exact; a cylinder of 2 cm tread touches at the two ends of its tread line, which scrub
+when the robot turns: it also drives straight at r omega, but turns in place 1.3 % slower than
+the formula below); Coulomb friction mu = 1 between the wheels and the ground, none at the caster
+(a frictionless ball: an ideal omnidirectional caster).
 Each wheel has a velocity servo ``tau = k (omega_ref - omega)`` (artidyn's compiled PD controller
 with kp = 0).
 
