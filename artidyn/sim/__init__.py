@@ -8,6 +8,7 @@ from .result import Energy, LimitEvent, SimulationResult  # noqa: F401
 from .simulate import METHODS, JointLimitWarning, auto_method, coordinate_names, default_dt, rollout, simulate  # noqa: F401
 from .inputs import TimeTable  # noqa: F401
 from .control import PD, ComputedTorque  # noqa: F401
+from .force_control import HybridForceControl, straight_path  # noqa: F401
 from .constrained import simulate_constrained  # noqa: F401
 from .trajectories import quintic, quintic_motion, velocities_from_positions  # noqa: F401
 from .plots import plot_energy, plot_result, plot_torques  # noqa: F401
