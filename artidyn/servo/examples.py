@@ -14,7 +14,9 @@
   versus a ring that the disc drives by contact;
 * :func:`sphere_on_moving_plane`: a ball rolling without slipping on a horizontal plane that is
   translated so that the ball's centre describes a circle uniformly (a servo through a moving
-  obstacle).
+  obstacle);
+* :func:`cyclist`: Appell's cyclist, who keeps the rear wheel's angular speed constant with his
+  legs and the frame's lean a function of t with the muscles of his body (rolling wheels).
 """
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
@@ -145,4 +147,60 @@ def overhead_crane(trolley_mass=10.0, winch_inertia=0.1, load_mass=100.0, winch_
     prob = ServoProblem([s, be, x, z], T, U, servo=[z - path[1], x - path[0], rope], directions=D,
                         name="overhead crane")
     prob.path = [sp.lambdify(t, p_, modules="numpy") for p_ in path]
+    return prob
+
+
+def cyclist(relations=("speed", "lean"), omega=8.0, lean=None, slope=0.0, wheel_radius=0.35, wheel_mass=2.0,
+            bike_mass=10.0, bike_height=0.6, bike_inertia=0.5, rider_mass=50.0, hip_height=0.9, trunk=0.4,
+            trunk_inertia=3.0, g=9.81):
+    """Appell's cyclist (§470: "le cycliste ... réglera l'action de ses jambes de manière à réaliser
+    une vitesse angulaire constante, ou bien il contractera les muscles du corps de manière à réaliser
+    une inclinaison du cadre fonction de t"): a bicycle running straight on a road of slope ``slope``.
+
+    Coordinates ``[x, phi_r, phi_f, theta, beta]``: the distance along the road, the rear and front
+    wheel angles, the frame's lean about the contact line (from the road's normal) and the rider's
+    trunk lean relative to the frame (hinged at the hips, ``hip_height`` above the contact line,
+    its centre ``trunk`` above the hips). The wheels are thin hoops (axial inertia m a^2, diametral
+    half of it) rolling without slipping, ``xdot = a phi_rdot = a phi_fdot`` (first-kind relations:
+    their reactions are the road's traction forces); the heading is held straight, so the road plane
+    and the roll plane decouple (a leaning hoop's angular velocity ``phidot e_axle + thetadot e_x``
+    has ``|omega|^2 = phidot^2 + thetadot^2``). The legs and the rest of the rider are part of the
+    frame.
+
+    Servo relations (``relations``, any of the two):
+
+    * ``"speed"``: ``phi_rdot = omega``, realised by the legs: a torque between the frame and the rear
+      wheel, which works only on ``phi_r`` (the frame does not pitch): direction ``[0, 1, 0, 0, 0]``;
+    * ``"lean"``: ``theta = lean(t)`` (a SymPy expression of t; default ``0.05 sin(2 t)``), realised
+      by the muscles of the body: a torque between frame and trunk, which works only on ``beta``:
+      direction ``[0, 0, 0, 0, 1]``.
+    """
+    x, pr, pf, th, be = dynamicsymbols("x phi_r phi_f theta beta")
+    a, mw = wheel_radius, wheel_mass
+    Ia, Id = mw * a ** 2, mw * a ** 2 / 2
+    up = lambda ang: sp.Matrix([-sp.sin(ang), sp.cos(ang)])       # noqa: E731 (lateral, normal) of a lean
+    frame_c, hips = bike_height * up(th), hip_height * up(th)
+    trunk_c = hips + trunk * up(th + be)
+    wheel_c = a * up(th)
+    roll = lambda p: (p.diff(t).T * p.diff(t))[0]                  # noqa: E731 squared speed in the roll plane
+    total = bike_mass + rider_mass + 2 * mw
+    xd = x.diff(t)
+    T = sp.Rational(1, 2) * (total * xd ** 2 + bike_mass * roll(frame_c) + bike_inertia * th.diff(t) ** 2
+                             + rider_mass * roll(trunk_c) + trunk_inertia * (th.diff(t) + be.diff(t)) ** 2
+                             + 2 * mw * roll(wheel_c) + 2 * Id * th.diff(t) ** 2
+                             + Ia * (pr.diff(t) ** 2 + pf.diff(t) ** 2))
+    gn = g * sp.cos(slope)
+    U = total * g * sp.sin(slope) * x + gn * (bike_mass * frame_c[1] + rider_mass * trunk_c[1] + 2 * mw * wheel_c[1])
+    lean = 0.05 * sp.sin(2 * t) if lean is None else sp.sympify(lean)
+    table = {"speed": (pr.diff(t) - omega, [0, 1, 0, 0, 0]), "lean": (th - lean, [0, 0, 0, 0, 1])}
+    if isinstance(relations, str):
+        relations = (relations,)
+    unknown = [r for r in relations if r not in table]
+    if unknown or not relations:
+        from ..errors import InputError
+        raise InputError(f"cyclist: relations must be 'speed' and/or 'lean', got {relations!r}")
+    prob = ServoProblem([x, pr, pf, th, be], T, U, servo=[table[r][0] for r in relations],
+                        directions=[table[r][1] for r in relations],
+                        rolling=[xd - a * pr.diff(t), xd - a * pf.diff(t)], name="cyclist")
+    prob.lean = sp.lambdify(t, lean, modules="numpy")
     return prob
