@@ -18,6 +18,7 @@
 * :func:`cyclist`: Appell's cyclist, who keeps the rear wheel's angular speed constant with his
   legs and the frame's lean a function of t with the muscles of his body (rolling wheels).
 """
+import numpy as np
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 
@@ -90,7 +91,7 @@ def disc_and_ring(I_disc=2.0, I_ring=1.0, spring_torque=0.1, link="servo"):
                         directions=D, name=f"disc and ring ({link})", acceleration_energy=S)
 
 
-def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=1.0):
+def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=1.0, quasi=False):
     """A uniform ball (radius r, inertia 2/5 m r^2) rolling without slipping on a horizontal plane
     that translates (X, Y; mass ``plane_mass``), the plane driven (servo forces on X and Y) so
     that the ball's centre (x, y) describes the circle of radius ``rho`` at the rate ``omega``.
@@ -98,7 +99,13 @@ def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=
     angular velocity in world axes: psid z + thetad R_z(psi) y + phid R_z(psi) R_y(theta) x).
     Rolling: ``xd - r omega_y = Xd``, ``yd + r omega_x = Yd``. Acceleration energy (a
     homogeneous ball: ``omegad . (omega x I omega) = 0``): ``2S = m_p (Xdd^2 + Ydd^2) + m (xdd^2 +
-    ydd^2) + I |omegad|^2``."""
+    ydd^2) + I |omegad|^2``.
+
+    ``quasi=True``: the same problem stated as Appell states it, in the quasi-velocities ``w =
+    [Xd, Yd, xd, yd, omega_x, omega_y, omega_z]`` (the ball's angular velocity in world axes, not
+    the rates of any coordinates): ``2T = m_p (w1^2 + w2^2) + m (w3^2 + w4^2) + I |omega|^2``,
+    ``2S`` the same in the ``wdot``, the rolling relations ``w3 - r w6 = w1``, ``w4 + r w5 = w2``;
+    :meth:`~artidyn.servo.ServoProblem.accelerations` then takes ``(q, w)``."""
     X, Y, x, y, ps, th, ph = dynamicsymbols("X Y x y psi theta phi")
     I = sp.Rational(2, 5) * mass * radius ** 2
     cps, sps, cth, sth = sp.cos(ps), sp.sin(ps), sp.cos(th), sp.sin(th)
@@ -109,6 +116,18 @@ def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=
     rolling = [x.diff(t) - radius * w[1] - X.diff(t), y.diff(t) + radius * w[0] - Y.diff(t)]
     servo = [x - rho * sp.cos(omega * t), y - rho * sp.sin(omega * t)]
     D = [[1, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0]]
+    if quasi:
+        W = dynamicsymbols("w1:8")
+        rates = [X.diff(t), Y.diff(t), x.diff(t), y.diff(t), w[0], w[1], w[2]]
+        Tw = sp.Rational(1, 2) * (plane_mass * (W[0] ** 2 + W[1] ** 2) + mass * (W[2] ** 2 + W[3] ** 2)
+                                  + I * (W[4] ** 2 + W[5] ** 2 + W[6] ** 2))
+        Sw = Tw.xreplace({v: v.diff(t) for v in W})
+        prob = ServoProblem([X, Y, x, y, ps, th, ph], Tw, servo=servo, directions=D,
+                            rolling=[W[2] - radius * W[5] - W[0], W[3] + radius * W[4] - W[1]],
+                            name="sphere on a moving plane (quasi-velocities)", acceleration_energy=Sw,
+                            quasi_velocities=dict(zip(W, rates)))
+        prob.angular_velocity = lambda angles, w_: np.asarray(w_, dtype=float)[-3:]
+        return prob
     wd = w.diff(t)
     S = sp.Rational(1, 2) * (plane_mass * (X.diff(t, 2) ** 2 + Y.diff(t, 2) ** 2)
                              + mass * (x.diff(t, 2) ** 2 + y.diff(t, 2) ** 2) + I * (wd.T * wd)[0])
