@@ -6,9 +6,17 @@ constant speed, ``A = e_k``, ``b = -omega``), realised by servo forces along ``d
 rows of D; default: the actuated dofs of the model, ``D = B^T``). First-kind relations (rolling,
 closed loops) go in ``rolling``. The equations of :mod:`.core` with ``M = crba``, ``h - Q =
 rnea(q, v, 0) - tau``, ``E``, ``gamma_E`` the servo relations' rows, ``A``, ``gamma_A`` the
-first-kind rows (relations whose servo forces act directly: index 3 or 2; the underactuated
-problems of higher index are stated from energies, :class:`~artidyn.servo.ServoProblem`).
+first-kind rows (relations whose servo forces act directly: index 3 or 2).
+
+Relations of any index (underactuated systems: the servo forces reach the relation only through
+other coordinates) are written as SymPy expressions in the model's coordinates
+(:func:`artidyn.servo.coordinates`) and t; the model's exact energies then state a
+:class:`~artidyn.servo.ServoProblem` (:mod:`.model_sym`), which differentiates them up to the servo
+forces. Its directions may depend on the state (rows of SymPy expressions), its first-kind
+relations are SymPy expressions linear in the velocities.
 """
+import sympy as sp
+
 import numpy as np
 
 from ..configuration import rkmk4
@@ -30,10 +38,18 @@ class ModelServo:
     servo : list of constraints (the servo relations)
     directions : None (the actuated dofs), a list of joint names (their dofs), or a (j, nv) array
     rolling : list of first-kind constraints
+
+    With SymPy relations (module docstring) the directions are joint names or rows of nv numbers
+    or expressions, and ``problem`` is the :class:`~artidyn.servo.ServoProblem` that solves them.
     """
 
     def __init__(self, model, servo, directions=None, rolling=()):
         self.model = model
+        self.problem = None
+        items = list(servo) if isinstance(servo, (list, tuple)) else [servo]
+        if any(isinstance(x, sp.Basic) for x in items):
+            self._symbolic(items, directions, rolling)
+            return
         self.servo = _check(model, servo)
         self.rolling = _check(model, rolling)
         if directions is None:
@@ -53,6 +69,45 @@ class ModelServo:
         self.D = D
         self.r, self.j = sum(c.rows for c in self.servo), D.shape[0]
 
+    def _symbolic(self, items, directions, rolling):
+        """The route of the relations of any index (:mod:`.model_sym`)."""
+        from . import model_sym
+        m = self.model
+        bad = [k for k, x in enumerate(items) if not isinstance(x, sp.Basic)]
+        if bad:
+            raise InputError(f"ModelServo: servo relations {bad} are constraint objects among SymPy relations; write "
+                             f"them all in servo.coordinates(model) (SymPy) or all as constraints")
+        rolling = list(rolling)
+        if any(not isinstance(x, sp.Basic) for x in rolling):
+            raise InputError("ModelServo: with SymPy servo relations the first-kind relations are SymPy expressions "
+                             "too (linear in the velocities of servo.coordinates(model))")
+        if directions is None:
+            rows = np.eye(m.nv)[np.asarray(m.actuated, dtype=bool)].tolist()
+        elif isinstance(directions, str):
+            rows = [directions]
+        elif isinstance(directions, np.ndarray):
+            rows = np.atleast_2d(directions).tolist()
+        else:
+            rows = list(directions)
+        self.problem = model_sym.problem(m, items, rows, rolling, f"ModelServo ({m.name})")
+        self.servo, self.rolling = items, rolling
+        self.r, self.j = len(items), self.problem.j
+        D = self.problem._D
+        self.D = np.array(D.tolist(), dtype=float) if not D.free_symbols and not D.atoms(sp.Function) else None
+
+    def directions_at(self, q, v, t=0.0):
+        """D (j, nv) at a state (constant unless SymPy directions depend on it)."""
+        if self.problem is None or self.D is not None:
+            return self.D
+        return self.problem._mats(np.asarray(q, dtype=float), np.asarray(v, dtype=float), t)[2]
+
+    def _plain(self, tau, f_ext, where):
+        """The SymPy route's statement has its forces in its energies: no torques or wrenches per call."""
+        if (tau is not None and np.any(np.asarray(tau, dtype=float) != 0)) or f_ext is not None:
+            raise InputError(f"{where}: with SymPy servo relations the given forces are the model's gravity, joint "
+                             f"springs and damping; tau and f_ext are not taken (give them as a joint spring's rest "
+                             f"or state the problem as a ServoProblem)")
+
     def accelerations(self, q, v, tau=None, t=0.0, f_ext=None, friction=True, method="lagrange"):
         """:class:`ServoResult` at one state; ``tau`` the other (known) joint torques.
 
@@ -61,6 +116,9 @@ class ModelServo:
         reactions do no work on (``D delta q = 0``, ``A delta q = 0``), with the relations; the
         same motion, the servo forces recovered from the residual."""
         m = self.model
+        if self.problem is not None:
+            self._plain(tau, f_ext, "ModelServo.accelerations")
+            return self.problem.accelerations(q, v, t, method=method)
         tau = self._torque(tau, "ModelServo.accelerations")
         M = crba(m, q)
         h = rnea(m, q, v, np.zeros(m.nv), f_ext, friction=friction) - tau
@@ -123,6 +181,9 @@ class ModelServo:
         from ..sim.simulate import _energy_scale
         m = self.model
         where = "ModelServo.simulate"
+        if self.problem is not None:        # the SymPy route: the problem's RK4 in the coordinates
+            self._plain(tau, None, where)
+            return self.problem.simulate(q0, v0, t_final, dt, energy_tol=energy_tol)
         t_final, dt = check_times(t_final, dt, where)
         tau = self._torque(tau, where)
         cons = self.servo + self.rolling
