@@ -122,3 +122,68 @@ def test_quasi_velocities_are_checked():
                                     quasi_velocities={u: x.diff(t) + y.diff(t), v: x * (x.diff(t) + y.diff(t))})
     with pytest.raises(InputError, match="singular"):
         degenerate.accelerations([1.0, 0.0], [1.0, 1.0])
+
+
+def _ball_arm():
+    import artidyn as ad
+    b = ad.ModelBuilder("ball_arm", gravity=(0, 0, -9.81))
+    b.add_body("l1", "world", "spherical", mass=2.0, com=(0, 0, 0.1), inertia=np.diag([.02, .03, .01]))
+    b.add_body("l2", "l1", "revolute", axis=(0, 1, 0), xyz=(0, 0, 0.3), mass=1.5, com=(0.2, 0, 0),
+               inertia=np.diag([.01, .02, .03]))
+    b.add_body("l3", "l2", "prismatic", axis=(1, 0, 0), xyz=(0.4, 0, 0), mass=1.0, com=(0.15, 0.01, 0),
+               inertia=np.diag([.01, .015, .02]))
+    return b.build()
+
+
+def test_model_servo_in_quasi_velocities():
+    """A spherical base, a revolute and a prismatic joint (n = 5), a servo on the prismatic joint
+    driven along a mixed direction, a first-kind velocity relation: in the base's angular velocity in
+    world axes and in a user's q-dependent B(q), by multipliers and by Gibbs-Appell in
+    the quasi-accelerations, the motion, the servo force and the reaction equal those of the model's
+    own velocities with the directions D_w B(q) over delta q; wdot = B qdd + Bdot v. The default
+    directions (the actuated dofs) stay over delta q."""
+    import artidyn as ad
+    from artidyn.constraints import JointPath, Nonholonomic
+    model = _ball_arm()
+    path = JointPath(model.joint_names[3], lambda s: 0.05 + 0.1 * np.sin(1.5 * s),
+                     lambda s: 0.15 * np.cos(1.5 * s), lambda s: -0.225 * np.sin(1.5 * s))
+    A = np.array([[1.0, 0.5, 0.0, 0.2, 0.0]])
+    roll = Nonholonomic(lambda q, s: A, b=lambda q, s: np.array([0.3]))
+    D_w = np.array([[0.0, 0.3, 1.0, 0.2, 0.4]])
+
+    def B_world(q):                                 # the base's angular velocity in world axes: R omega_body
+        from artidyn.spatial.rotations import quat_to_matrix
+        B = np.eye(5, dtype=np.result_type(q, float))
+        B[:3, :3] = quat_to_matrix(np.asarray(q)[None, :4])[0]
+        return B
+
+    def B_user(q):                                  # the revolute's rate mixed with the prismatic's, q-dependent
+        B = np.eye(5, dtype=np.result_type(q, float))
+        B[3, 4] = 0.5 * np.cos(q[4])
+        B[4, 3] = 0.2 * q[5]
+        return B
+    rng = np.random.default_rng(9)
+    for quasi in (B_world, B_user):
+        probe = ad.analytical.System(model, quasi_velocities=quasi)
+        for _ in range(3):
+            q = ad.random_configuration(model, rng)
+            v, tau, tt = rng.normal(size=5), rng.normal(size=5), rng.uniform(0, 2)
+            B = probe.B(q)
+            prob = servo.ModelServo(model, [path], directions=D_w, rolling=[roll], quasi_velocities=quasi)
+            assert np.abs(prob.directions_at(q, v) - D_w @ B).max() < 1e-15
+            want = servo.ModelServo(model, [path], directions=D_w @ B, rolling=[roll]).accelerations(q, v, tau, tt)
+            w = B @ v
+            for method in ("lagrange", "gibbs_appell"):
+                out = prob.accelerations(q, w, tau, tt, method=method)
+                assert out.status == "determined"
+                assert np.abs(out.qdd - want.qdd).max() < 1e-9 * (1 + np.abs(want.qdd).max())
+                assert np.abs(out.mu - want.mu).max() < 1e-9 and np.abs(out.Lambda - want.Lambda).max() < 1e-9
+                assert np.abs(out.wdot - (B @ want.qdd + probe.Bdot_v(q, v))).max() < 1e-9
+    default = servo.ModelServo(model, [path], quasi_velocities=B_user)
+    assert np.abs(default.directions_at(q, v) - np.eye(5)).max() == 0
+    quasi_run = servo.ModelServo(model, [path], directions=D_w, quasi_velocities=B_user)
+    q0 = ad.random_configuration(model, rng)
+    q0[5] = 0.05                                    # on the path at t = 0
+    run = quasi_run.simulate(q0, np.array([0.1, 0.0, 0.2, 0.0, 0.15]), 0.2, 1e-2)
+    assert np.abs(run.q[:, 5] - (0.05 + 0.1 * np.sin(1.5 * run.t))).max() < 1e-9
+    assert np.abs(run.w - np.array([B_user(x) @ y for x, y in zip(run.q, run.v)])).max() < 1e-15

@@ -13,7 +13,9 @@ inverse dynamics::
 
 On a model: :class:`ModelServo` (relations are artidyn constraints, or SymPy expressions in
 :func:`coordinates` for relations of any index; directions default to the actuated joints).
-From plain functions M, h, E, gamma, D: :class:`NumericServo`. In quasi-velocities ``w = B(q) qdot``: ``ServoProblem(..., quasi_velocities={w1: ..., ...})`` (:mod:`artidyn.servo.quasi`).
+From plain functions M, h, E, gamma, D: :class:`NumericServo`. In quasi-velocities ``w = B(q) qdot``:
+``ServoProblem(..., quasi_velocities={w1: ..., ...})`` (:mod:`artidyn.servo.quasi`) or
+``ModelServo(..., quasi_velocities=B)``.
 The equations and the determinacy test: :mod:`artidyn.servo.core`. SymPy is imported when a name of
 this package is first used, not with ``import artidyn``.
 """
