@@ -27,6 +27,23 @@ def crane_model():
     return b.build()
 
 
+INERTIA = '<inertia ixx="{0}" iyy="{1}" izz="{0}" ixy="0" ixz="0" iyz="0"/>'
+CRANE_URDF = f"""<robot name="crane">
+  <link name="world"/>
+  <link name="trolley"><inertial><mass value="10"/>{INERTIA.format(0.01, 0.01)}</inertial></link>
+  <link name="winch"><inertial><mass value="1"/>{INERTIA.format(0.05, 0.1)}</inertial></link>
+  <link name="carriage"/>
+  <link name="load"><inertial><mass value="100"/>{INERTIA.format(0.01, 0.01)}</inertial></link>
+  <joint name="trolley_joint" type="prismatic"><parent link="world"/><child link="trolley"/><axis xyz="1 0 0"/>
+    <limit lower="-10" upper="10" effort="1e4" velocity="10"/></joint>
+  <joint name="winch_joint" type="continuous"><parent link="world"/><child link="winch"/><axis xyz="0 1 0"/></joint>
+  <joint name="carriage_joint" type="prismatic"><parent link="world"/><child link="carriage"/><axis xyz="1 0 0"/>
+    <limit lower="-10" upper="10" effort="0" velocity="10"/></joint>
+  <joint name="load_joint" type="prismatic"><parent link="carriage"/><child link="load"/><axis xyz="0 0 -1"/>
+    <limit lower="-100" upper="100" effort="0" velocity="10"/></joint>
+</robot>"""
+
+
 def chain_model(masses, stiffness, rest):
     """Masses on a line, each on a prismatic joint relative to the previous one (joint k + 1 the
     spring k: stiffness, rest length), the first on the world, only the first actuated."""
@@ -39,12 +56,14 @@ def chain_model(masses, stiffness, rest):
     return b.build()
 
 
-def test_crane_on_a_model_matches_its_sympy_statement():
-    """The rope an ideal relation (its gradient the third direction), the load's path the servo
-    relations: determined, index 5; the model's energies give M = CRBA; the run equals
+@pytest.mark.parametrize("source", ["builder", "urdf"])
+def test_crane_on_a_model_matches_its_sympy_statement(source):
+    """The crane built with ModelBuilder or loaded from URDF text. The rope an ideal relation (its
+    gradient the third direction), the load's path the servo relations: determined, index 5; the model's energies give M = CRBA; the run equals
     examples.overhead_crane's to 1e-8 in motion and forces, and RNEA on the motion leaves exactly
     D(q)^T mu (the trolley force, the winch torque, the rope tension's)."""
-    model = crane_model()
+    from artidyn.io.urdf import load_urdf
+    model = crane_model() if source == "builder" else load_urdf(CRANE_URDF)
     s, be, x, z = servo.coordinates(model)
     rope = (x - s) ** 2 + z ** 2 - (0.1 * be) ** 2
     path = [ex.smooth_step(0, 6.0, 0.0, 1.0), ex.smooth_step(0, 6.0, 4.0, 5.0)]
