@@ -59,9 +59,10 @@ def chain_model(masses, stiffness, rest):
 @pytest.mark.parametrize("source", ["builder", "urdf"])
 def test_crane_on_a_model_matches_its_sympy_statement(source):
     """The crane built with ModelBuilder or loaded from URDF text. The rope an ideal relation (its
-    gradient the third direction), the load's path the servo relations: determined, index 5; the model's energies give M = CRBA; the run equals
-    examples.overhead_crane's to 1e-8 in motion and forces, and RNEA on the motion leaves exactly
-    D(q)^T mu (the trolley force, the winch torque, the rope tension's)."""
+    gradient the third direction), the load's path the servo relations: determined, index 5; the
+    model's energies give M = CRBA; the run equals examples.overhead_crane's to 1e-8 in motion and
+    forces, and RNEA on the motion leaves exactly D(q)^T mu (the trolley force, the winch torque,
+    the rope tension's)."""
     from artidyn.io.urdf import load_urdf
     model = crane_model() if source == "builder" else load_urdf(CRANE_URDF)
     s, be, x, z = servo.coordinates(model)
