@@ -146,3 +146,27 @@ def test_sympy_relations_on_a_model_are_checked():
     ball.add_body("b", "world", "spherical", mass=1.0, inertia=np.eye(3))
     with pytest.raises(InputError, match="spherical or free joints"):
         servo.coordinates(ball.build())
+
+
+def test_model_energies_carry_armature_damping_and_springs():
+    """A three-mass chain with a rotor inertia on the driven joint and viscous damping on the
+    springs (which lower the index from 7 to 5: the dampers pass velocities, the springs only
+    positions): at random states the SymPy route's mass matrix is CRBA's (armature included) and RNEA
+    (damping and springs included) on its accelerations leaves exactly the servo force on joint 1."""
+    b = ad.ModelBuilder("damped chain", gravity=(0, 0, -G))
+    b.add_body("m1", "world", "prismatic", axis=(1, 0, 0), mass=1.0, armature=0.05)
+    b.add_body("m2", "m1", "prismatic", axis=(1, 0, 0), mass=2.0, stiffness=1.0, rest=0.5, damping=0.3,
+               actuated=False)
+    b.add_body("m3", "m2", "prismatic", axis=(1, 0, 0), mass=1.5, stiffness=3.0, rest=0.5, damping=0.1,
+               actuated=False)
+    model = b.build()
+    q = servo.coordinates(model)
+    ms = servo.ModelServo(model, [q[0] + q[1] + q[2] - sp.sin(sp.Symbol("t"))])
+    assert ms.problem.analyse().index == (5,)       # 7 without damping: a damper passes the force a rate sooner
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        x, v, t = rng.uniform(-1, 1, 3), rng.normal(size=3), rng.uniform(0, 2)
+        assert np.abs(ms.problem.M_f(x, v, t) - ad.crba(model, x)).max() < 1e-14
+        out = ms.accelerations(x, v, t=t)
+        left = ad.rnea(model, x, v, out.qdd)
+        assert np.abs(left - np.array([out.mu[0], 0.0, 0.0])).max() < 1e-10 * (1 + np.abs(left).max())
