@@ -32,21 +32,22 @@ from .problem import ServoResult
 class ModelServo:
     """Servo relations on a model (module docstring).
 
+    With SymPy relations (module docstring) the directions are joint names or rows of nv numbers
+    or expressions, and ``problem`` is the :class:`~artidyn.servo.ServoProblem` that solves them.
+
     Parameters
     ----------
     model : Model
-    servo : list of constraints (the servo relations)
+    servo : list of constraints (the servo relations), or of SymPy relations in
+        :func:`artidyn.servo.coordinates` and t
     directions : None (the actuated dofs), a list of joint names (their dofs), or a (j, nv) array
-    rolling : list of first-kind constraints
-
+    rolling : list of first-kind constraints (SymPy ones, linear in the velocities, with SymPy
+        relations)
     quasi_velocities : None, "world" or a function ``B(q) -> (nv, nv)`` (as
         :class:`artidyn.analytical.System` takes them): :meth:`accelerations` then takes the state
         ``(q, w)``, ``w = B(q) v``, and fills ``wdot``; ``method="gibbs_appell"`` writes Appell's
         equations in the quasi-accelerations; given ``directions`` are rows over the
         quasi-displacements ``delta pi = B delta q`` (default: the actuated dofs, over ``delta q``)
-
-    With SymPy relations (module docstring) the directions are joint names or rows of nv numbers
-    or expressions, and ``problem`` is the :class:`~artidyn.servo.ServoProblem` that solves them.
     """
 
     def __init__(self, model, servo, directions=None, rolling=(), quasi_velocities=None):
