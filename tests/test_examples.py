@@ -62,3 +62,14 @@ def test_rolling_disk_example(tmp_path, capsys):
     assert (tmp_path / "d.png").stat().st_size > 0
     assert np.abs(out[1.3][1]).max() < 0.1 and np.abs(out[0.7][1]).max() > 0.2
     assert "compiled route" in capsys.readouterr().out
+
+
+def test_servo_cyclist_example(tmp_path, capsys):
+    """The legs hold the rear wheel at omega with M g a sin(slope), the frame follows its lean, and the
+    servo work is the change of T + U."""
+    run = load("servo_cyclist").main([str(tmp_path / "c.png"), "--t-final", "1.0", "--slope", "0.05"])
+    assert (tmp_path / "c.png").stat().st_size > 0
+    assert np.abs(run.servo_forces[:, 0] - 64 * 9.81 * 0.35 * np.sin(0.05)).max() < 1e-9
+    assert np.abs(run.q[:, 3] - 0.05 * np.sin(2 * run.t)).max() < 1e-9
+    assert np.abs(run.energy - run.energy[0] - run.servo_work).max() < 1e-6 * np.ptp(run.energy)
+    assert "determined" in capsys.readouterr().out

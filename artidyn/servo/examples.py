@@ -14,8 +14,11 @@
   versus a ring that the disc drives by contact;
 * :func:`sphere_on_moving_plane`: a ball rolling without slipping on a horizontal plane that is
   translated so that the ball's centre describes a circle uniformly (a servo through a moving
-  obstacle).
+  obstacle);
+* :func:`cyclist`: Appell's cyclist, who keeps the rear wheel's angular speed constant with his
+  legs and the frame's lean a function of t with the muscles of his body (rolling wheels).
 """
+import numpy as np
 import sympy as sp
 from sympy.physics.mechanics import dynamicsymbols
 
@@ -88,7 +91,7 @@ def disc_and_ring(I_disc=2.0, I_ring=1.0, spring_torque=0.1, link="servo"):
                         directions=D, name=f"disc and ring ({link})", acceleration_energy=S)
 
 
-def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=1.0):
+def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=1.0, quasi=False):
     """A uniform ball (radius r, inertia 2/5 m r^2) rolling without slipping on a horizontal plane
     that translates (X, Y; mass ``plane_mass``), the plane driven (servo forces on X and Y) so
     that the ball's centre (x, y) describes the circle of radius ``rho`` at the rate ``omega``.
@@ -96,7 +99,13 @@ def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=
     angular velocity in world axes: psid z + thetad R_z(psi) y + phid R_z(psi) R_y(theta) x).
     Rolling: ``xd - r omega_y = Xd``, ``yd + r omega_x = Yd``. Acceleration energy (a
     homogeneous ball: ``omegad . (omega x I omega) = 0``): ``2S = m_p (Xdd^2 + Ydd^2) + m (xdd^2 +
-    ydd^2) + I |omegad|^2``."""
+    ydd^2) + I |omegad|^2``.
+
+    ``quasi=True``: the same problem stated as Appell states it, in the quasi-velocities ``w =
+    [Xd, Yd, xd, yd, omega_x, omega_y, omega_z]`` (the ball's angular velocity in world axes, not
+    the rates of any coordinates): ``2T = m_p (w1^2 + w2^2) + m (w3^2 + w4^2) + I |omega|^2``,
+    ``2S`` the same in the ``wdot``, the rolling relations ``w3 - r w6 = w1``, ``w4 + r w5 = w2``;
+    :meth:`~artidyn.servo.ServoProblem.accelerations` then takes ``(q, w)``."""
     X, Y, x, y, ps, th, ph = dynamicsymbols("X Y x y psi theta phi")
     I = sp.Rational(2, 5) * mass * radius ** 2
     cps, sps, cth, sth = sp.cos(ps), sp.sin(ps), sp.cos(th), sp.sin(th)
@@ -107,6 +116,18 @@ def sphere_on_moving_plane(radius=0.1, mass=1.0, plane_mass=3.0, rho=0.3, omega=
     rolling = [x.diff(t) - radius * w[1] - X.diff(t), y.diff(t) + radius * w[0] - Y.diff(t)]
     servo = [x - rho * sp.cos(omega * t), y - rho * sp.sin(omega * t)]
     D = [[1, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0]]
+    if quasi:
+        W = dynamicsymbols("w1:8")
+        rates = [X.diff(t), Y.diff(t), x.diff(t), y.diff(t), w[0], w[1], w[2]]
+        Tw = sp.Rational(1, 2) * (plane_mass * (W[0] ** 2 + W[1] ** 2) + mass * (W[2] ** 2 + W[3] ** 2)
+                                  + I * (W[4] ** 2 + W[5] ** 2 + W[6] ** 2))
+        Sw = Tw.xreplace({v: v.diff(t) for v in W})
+        prob = ServoProblem([X, Y, x, y, ps, th, ph], Tw, servo=servo, directions=D,
+                            rolling=[W[2] - radius * W[5] - W[0], W[3] + radius * W[4] - W[1]],
+                            name="sphere on a moving plane (quasi-velocities)", acceleration_energy=Sw,
+                            quasi_velocities=dict(zip(W, rates)))
+        prob.angular_velocity = lambda angles, w_: np.asarray(w_, dtype=float)[-3:]
+        return prob
     wd = w.diff(t)
     S = sp.Rational(1, 2) * (plane_mass * (X.diff(t, 2) ** 2 + Y.diff(t, 2) ** 2)
                              + mass * (x.diff(t, 2) ** 2 + y.diff(t, 2) ** 2) + I * (wd.T * wd)[0])
@@ -145,4 +166,60 @@ def overhead_crane(trolley_mass=10.0, winch_inertia=0.1, load_mass=100.0, winch_
     prob = ServoProblem([s, be, x, z], T, U, servo=[z - path[1], x - path[0], rope], directions=D,
                         name="overhead crane")
     prob.path = [sp.lambdify(t, p_, modules="numpy") for p_ in path]
+    return prob
+
+
+def cyclist(relations=("speed", "lean"), omega=8.0, lean=None, slope=0.0, wheel_radius=0.35, wheel_mass=2.0,
+            bike_mass=10.0, bike_height=0.6, bike_inertia=0.5, rider_mass=50.0, hip_height=0.9, trunk=0.4,
+            trunk_inertia=3.0, g=9.81):
+    """Appell's cyclist (§470: "le cycliste ... réglera l'action de ses jambes de manière à réaliser
+    une vitesse angulaire constante, ou bien il contractera les muscles du corps de manière à réaliser
+    une inclinaison du cadre fonction de t"): a bicycle running straight on a road of slope ``slope``.
+
+    Coordinates ``[x, phi_r, phi_f, theta, beta]``: the distance along the road, the rear and front
+    wheel angles, the frame's lean about the contact line (from the road's normal) and the rider's
+    trunk lean relative to the frame (hinged at the hips, ``hip_height`` above the contact line,
+    its centre ``trunk`` above the hips). The wheels are thin hoops (axial inertia m a^2, diametral
+    half of it) rolling without slipping, ``xdot = a phi_rdot = a phi_fdot`` (first-kind relations:
+    their reactions are the road's traction forces); the heading is held straight, so the road plane
+    and the roll plane decouple (a leaning hoop's angular velocity ``phidot e_axle + thetadot e_x``
+    has ``|omega|^2 = phidot^2 + thetadot^2``). The legs and the rest of the rider are part of the
+    frame.
+
+    Servo relations (``relations``, any of the two):
+
+    * ``"speed"``: ``phi_rdot = omega``, realised by the legs: a torque between the frame and the rear
+      wheel, which works only on ``phi_r`` (the frame does not pitch): direction ``[0, 1, 0, 0, 0]``;
+    * ``"lean"``: ``theta = lean(t)`` (a SymPy expression of t; default ``0.05 sin(2 t)``), realised
+      by the muscles of the body: a torque between frame and trunk, which works only on ``beta``:
+      direction ``[0, 0, 0, 0, 1]``.
+    """
+    x, pr, pf, th, be = dynamicsymbols("x phi_r phi_f theta beta")
+    a, mw = wheel_radius, wheel_mass
+    Ia, Id = mw * a ** 2, mw * a ** 2 / 2
+    up = lambda ang: sp.Matrix([-sp.sin(ang), sp.cos(ang)])       # noqa: E731 (lateral, normal) of a lean
+    frame_c, hips = bike_height * up(th), hip_height * up(th)
+    trunk_c = hips + trunk * up(th + be)
+    wheel_c = a * up(th)
+    roll = lambda p: (p.diff(t).T * p.diff(t))[0]                  # noqa: E731 squared speed in the roll plane
+    total = bike_mass + rider_mass + 2 * mw
+    xd = x.diff(t)
+    T = sp.Rational(1, 2) * (total * xd ** 2 + bike_mass * roll(frame_c) + bike_inertia * th.diff(t) ** 2
+                             + rider_mass * roll(trunk_c) + trunk_inertia * (th.diff(t) + be.diff(t)) ** 2
+                             + 2 * mw * roll(wheel_c) + 2 * Id * th.diff(t) ** 2
+                             + Ia * (pr.diff(t) ** 2 + pf.diff(t) ** 2))
+    gn = g * sp.cos(slope)
+    U = total * g * sp.sin(slope) * x + gn * (bike_mass * frame_c[1] + rider_mass * trunk_c[1] + 2 * mw * wheel_c[1])
+    lean = 0.05 * sp.sin(2 * t) if lean is None else sp.sympify(lean)
+    table = {"speed": (pr.diff(t) - omega, [0, 1, 0, 0, 0]), "lean": (th - lean, [0, 0, 0, 0, 1])}
+    if isinstance(relations, str):
+        relations = (relations,)
+    unknown = [r for r in relations if r not in table]
+    if unknown or not relations:
+        from ..errors import InputError
+        raise InputError(f"cyclist: relations must be 'speed' and/or 'lean', got {relations!r}")
+    prob = ServoProblem([x, pr, pf, th, be], T, U, servo=[table[r][0] for r in relations],
+                        directions=[table[r][1] for r in relations],
+                        rolling=[xd - a * pr.diff(t), xd - a * pf.diff(t)], name="cyclist")
+    prob.lean = sp.lambdify(t, lean, modules="numpy")
     return prob

@@ -35,7 +35,8 @@ T_SYMBOL = dynamicsymbols._t
 class ServoResult(NamedTuple):
     """One state: ``qdd`` (n,), ``mu`` (j,) servo forces, ``Lambda`` (p,) first-kind
     multipliers, ``status``, ``rank``, ``index`` (the differentiation index, per relation),
-    ``why`` (a sentence)."""
+    ``why`` (a sentence); ``wdot`` the quasi-accelerations of a problem stated in quasi-velocities
+    (else None)."""
 
     qdd: np.ndarray
     mu: np.ndarray
@@ -44,6 +45,7 @@ class ServoResult(NamedTuple):
     rank: int
     index: tuple
     why: str
+    wdot: np.ndarray = None
 
 
 class ServoEquilibrium(NamedTuple):
@@ -58,7 +60,9 @@ class ServoEquilibrium(NamedTuple):
 class ServoRun(NamedTuple):
     """``t`` (S,), ``q``, ``v`` (S, n), ``qdd`` (S, n), ``servo_forces`` (S, j), ``multipliers``
     (S, p), ``energy`` (S,) T + U, ``servo_power`` (S,) ``mu . D qdot``, ``servo_work`` (S,) its
-    integral (by the same Runge-Kutta stages as the motion), ``drift`` (S,) max |y^(l)|, l < rho, over the relations."""
+    integral (by the same Runge-Kutta stages as the motion), ``drift`` (S,) max |y^(l)|, l < rho, over the
+    relations; ``w``, ``wdot`` (S, n) the quasi-velocities and their rates of a problem stated in them
+    (else None)."""
 
     t: np.ndarray
     q: np.ndarray
@@ -70,6 +74,8 @@ class ServoRun(NamedTuple):
     servo_power: np.ndarray
     servo_work: np.ndarray
     drift: np.ndarray
+    w: np.ndarray = None
+    wdot: np.ndarray = None
 
 
 def _sym(x, what):
@@ -100,11 +106,16 @@ class ServoProblem:
         ``dS/dqdd = d/dt dT/dqdot - dT/dq`` for the coordinates
     parameters : optional {symbol: value} substituted everywhere; every other symbol must be a
         coordinate, its derivative or the time t (:mod:`.checks`)
+    quasi_velocities : optional {w_k: B_k(q) qdot} (n ``dynamicsymbols`` and their expressions,
+        linear in the velocities): the energies, the relations and the acceleration energy may then
+        be written in ``w`` and ``wdot``, the rows of ``directions`` are over the quasi-displacements
+        (``D_w delta pi = 0``, ``delta pi = B delta q``), and :meth:`accelerations` and
+        :meth:`simulate` take the state ``(q, w)`` (:mod:`.quasi`); the other methods keep ``qdot``
     """
 
     def __init__(self, coordinates, kinetic_energy, potential_energy=0, generalized_forces=None, servo=(),
                  directions=None, rolling=None, parameters=None, name="servo problem",
-                 acceleration_energy=None):
+                 acceleration_energy=None, quasi_velocities=None):
         t = T_SYMBOL
         self.name = name
         self.q = [c for c in coordinates]
@@ -119,6 +130,13 @@ class ServoProblem:
         subs = {sp.sympify(k): v for k, v in (parameters or {}).items()}
         fix = (lambda e: _sym(e, "an energy, force or relation").subs(subs)) if subs else \
             (lambda e: _sym(e, "an energy, force or relation"))
+        quasi = None
+        if quasi_velocities is not None:
+            from . import quasi as qv
+            quasi = qv.parse(quasi_velocities, self.qd, t, f"ServoProblem ({name})")
+            to_q, fix0 = qv.substitution(quasi[0], quasi[1], t), fix
+            fix = (lambda e: qv.to_coordinates(fix0(e), to_q))    # noqa: E731  statement in w -> in qdot
+            S_w = None if acceleration_energy is None else fix0(acceleration_energy)
         T = fix(kinetic_energy)
         U = fix(potential_energy)
         Q = [0] * n if generalized_forces is None else [fix(x) for x in generalized_forces]
@@ -144,6 +162,10 @@ class ServoProblem:
             rows = [[fix(x) for x in row] for row in directions]
             if any(len(row) != n for row in rows):
                 raise InputError(f"ServoProblem: each row of directions needs {n} entries (one per coordinate)")
+        D_w = None
+        if quasi is not None and directions is not None:   # rows over delta pi = B delta q: D_q = D_w B
+            D_w = sp.Matrix(rows) if rows else sp.zeros(0, n)
+            rows = (D_w * quasi[2]).tolist() if rows else rows
         self._D = sp.Matrix(rows) if rows else sp.zeros(0, n)
         self.j = self._D.shape[0]
         self.rolling = [fix(x) for x in (rolling or [])]
@@ -152,6 +174,10 @@ class ServoProblem:
                 raise InputError(f"ServoProblem: rolling relation {x} must be linear in the velocities")
         self._check_statement(Q)
         self._build()
+        self.quasi = None
+        if quasi is not None:
+            from .quasi import Quasi
+            self.quasi = Quasi(self, quasi[0], quasi[1], quasi[2], D_w, S_w, Q)
 
     def _check_statement(self, Q):
         """The statement's symbols, the kinetic energy's form, the relations' content (:mod:`.checks`)."""
@@ -337,9 +363,29 @@ class ServoProblem:
         Appell's equations without multipliers (:func:`.core.gibbs_appell`) from the acceleration
         energy (given, or from T by Appell's identity), for relations the servo forces reach
         directly (index 3 finite, 2 in the velocities); the servo forces and the first-kind
-        reactions follow from the residual."""
+        reactions follow from the residual.
+
+        Stated in quasi-velocities, the second argument is ``w`` and the result's ``wdot`` holds
+        the quasi-accelerations (``qdd`` those of the coordinates); ``"gibbs_appell"`` then takes
+        Appell's equations in the quasi-accelerations (:mod:`.quasi`)."""
+        if method not in ("lagrange", "gibbs_appell"):
+            raise InputError(f"ServoProblem ({self.name}): method must be 'lagrange' or 'gibbs_appell', got {method!r}")
         q, qd, t = self._state(q, qd, t)
         stabilization = check_number(stabilization, f"ServoProblem ({self.name}): stabilization")
+        if self.quasi is not None:
+            return self.quasi.accelerations(q, qd, t, stabilization, method)
+        return self._accelerations_q(q, qd, t, stabilization, method)
+
+    def velocities(self, q, w, t=0.0):
+        """``qdot = G(q) w`` of a problem stated in quasi-velocities (else ``w`` itself)."""
+        return np.asarray(w, dtype=float) if self.quasi is None else self.quasi.velocities(q, w, t)
+
+    def quasi_velocities(self, q, qd, t=0.0):
+        """``w = B(q) qdot`` of a problem stated in quasi-velocities (else ``qdot`` itself)."""
+        return np.asarray(qd, dtype=float) if self.quasi is None else self.quasi.B(q, t) @ np.asarray(qd, dtype=float)
+
+    def _accelerations_q(self, q, qd, t, stabilization, method):
+        """:meth:`accelerations` at ``(q, qdot)``, checked inputs."""
         M, h, D = self._mats(q, qd, t)
         if method == "gibbs_appell":
             return self._gibbs_appell(q, qd, t, D, stabilization)
@@ -373,6 +419,16 @@ class ServoProblem:
 
     def _gibbs_appell(self, q, qd, t, D, stabilization):
         """Appell's multiplier-free equations (see :meth:`accelerations`)."""
+        self._direct_only()
+        H = np.asarray(self.HS_f(q, qd, t), dtype=float).reshape(self.n, self.n)
+        g = np.asarray(self.gS_f(q, qd, t), dtype=float).reshape(self.n)
+        E, gE, A, gA = self._rows(q, qd, t, stabilization)
+        sol = core.gibbs_appell(H, g, E, gE, D, A, gA)
+        index = tuple(3 - o for o in self._order)
+        return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, index, sol.why())
+
+    def _direct_only(self):
+        """Refuse Gibbs-Appell's form for relations the servo forces reach later than directly."""
         if not self.rolling:
             index = tuple(None if d[0] is None else d[0] + 1 for d in self._relative_degrees())
             late = [k for k, (i, o) in enumerate(zip(index, self._order)) if i != 3 - o]
@@ -380,12 +436,6 @@ class ServoProblem:
                 raise InputError(f"ServoProblem ({self.name}): method='gibbs_appell' takes relations that the servo "
                                  f"forces reach directly (index 3, or 2 for a relation in the velocities); relation(s) "
                                  f"{late} have index {[index[k] for k in late]}: use method='lagrange'")
-        H = np.asarray(self.HS_f(q, qd, t), dtype=float).reshape(self.n, self.n)
-        g = np.asarray(self.gS_f(q, qd, t), dtype=float).reshape(self.n)
-        E, gE, A, gA = self._rows(q, qd, t, stabilization)
-        sol = core.gibbs_appell(H, g, E, gE, D, A, gA)
-        index = tuple(3 - o for o in self._order)
-        return ServoResult(sol.qdd, sol.mu, sol.Lambda, sol.status, sol.rank, index, sol.why())
 
     def _rows(self, q, qd, t, stabilization):
         """(E, gamma_E, A, gamma_A): the relations at the acceleration level, the servo rows
@@ -417,11 +467,11 @@ class ServoProblem:
         return self.analyse().status
 
     def analyse(self, q=None, qd=None, t=0.37):
-        """The :class:`ServoResult` at a state (default: a generic random one)."""
+        """The :class:`ServoResult` at a state (default: a generic random one; ``qd``: the velocities)."""
         rng = np.random.default_rng(2024)
         q = rng.uniform(0.2, 1.0, self.n) if q is None else q
         qd = rng.uniform(0.2, 1.0, self.n) if qd is None else qd
-        return self.accelerations(q, qd, t)
+        return self._accelerations_q(*self._state(q, qd, t), 0.0, "lagrange")
 
     # --- energy, runs, equilibria -------------------------------------------------------------
     def energy(self, q, qd, t=0.0):
@@ -438,7 +488,8 @@ class ServoProblem:
             out = max([out] + [abs(float(f(q, qd, t))) for f in d[1]])
         return out
 
-    def simulate(self, q0, qd0, t_final, dt, stabilization=0.0, tol=1e-8, allow_unstable=False, energy_tol=0.1):
+    def simulate(self, q0, qd0, t_final, dt, stabilization=0.0, tol=1e-8, allow_unstable=False, energy_tol=0.1,
+                 method="lagrange"):
         """RK4 from ``(q0, qd0)`` (which must satisfy the relations and their lower derivatives
         to ``tol``): a :class:`ServoRun`. Refuses a problem that is not determined at the start,
         and, when the servo acts through other coordinates (underactuated: a relation reached
@@ -448,35 +499,21 @@ class ServoProblem:
         A run that diverges stops with :class:`~artidyn.errors.SimulationError` (``result``: the
         run so far): a state or force that is no longer finite, a problem no longer determined, or
         an energy that outgrows the work of the servo forces, the given forces and the time
-        dependence by more than ``energy_tol`` of its scale (:mod:`.balance`; None: not checked)."""
+        dependence by more than ``energy_tol`` of its scale (:mod:`.balance`; None: not checked).
+
+        ``method``: that of :meth:`accelerations`. Stated in quasi-velocities, ``qd0`` is ``w0``, the
+        state ``(q, w)`` is integrated with ``qdot = G(q) w``, and the run's ``w``, ``wdot`` are
+        filled (``v``, ``qdd`` stay the coordinates' rates)."""
         from .run import simulate
-        return simulate(self, q0, qd0, t_final, dt, stabilization, tol, allow_unstable, energy_tol)
+        return simulate(self, q0, qd0, t_final, dt, stabilization, tol, allow_unstable, energy_tol, method)
 
     def internal_dynamics(self, q, qd, t=0.0):
         """Eigenvalues of the internal (zero) dynamics linearised at ``(q, qdot, t)`` (meaningful at
         an equilibrium of the servo-constrained motion): the closed-loop Jacobian restricted to the
         tangent space of the manifold where the relations and their lower derivatives vanish.
         Empty for a flat problem (no internal dynamics)."""
-        import scipy.linalg
-
-        q, qd, t = self._state(q, qd, t)
-        n = self.n
-        fs = [f for d in self._relative_degrees() for f in d[1]] if not self.rolling else \
-            [self._fn(s) for s in self.servo]
-        x0 = np.concatenate([q, qd])
-
-        def C(x):
-            return np.array([float(f(x[:n], x[n:], t)) for f in fs])
-
-        def F(x):
-            return np.concatenate([x[n:], self.accelerations(x[:n], x[n:], t).qdd])
-        h = 1e-6
-        Jc = np.column_stack([(C(x0 + h * e) - C(x0 - h * e)) / (2 * h) for e in np.eye(2 * n)])
-        Z = scipy.linalg.null_space(Jc, rcond=1e-9)
-        if Z.shape[1] == 0:
-            return np.zeros(0, dtype=complex)
-        Jf = np.column_stack([(F(x0 + h * e) - F(x0 - h * e)) / (2 * h) for e in np.eye(2 * n)])
-        return np.linalg.eigvals(Z.T @ Jf @ Z)
+        from . import states
+        return states.internal_dynamics(self, q, qd, t)
 
     def _underactuated(self, res):
         """True when some relation is reached by the servo forces later than directly (index above
@@ -486,39 +523,14 @@ class ServoProblem:
 
     def _check_internal(self, q):
         """Refuse when the internal dynamics at the equilibrium nearest ``q`` are unstable."""
-        try:
-            qe = self.equilibria(q).q
-        except InputError:
-            return                        # no equilibrium to linearise about: nothing to decide
-        eig = self.internal_dynamics(qe, np.zeros(self.n), 0.0)
-        if eig.size and np.max(eig.real) > 1e-6:
-            worst = eig[np.argmax(eig.real)]
-            raise InputError(f"ServoProblem.simulate ({self.name}): the internal dynamics are unstable (eigenvalue "
-                             f"{worst:.4g} of the zero dynamics linearised at the equilibrium q = "
-                             f"{np.round(qe, 6).tolist()}): the relations can be held only while the rest of the "
-                             f"motion diverges; pass allow_unstable=True to run it anyway")
+        from . import states
+        return states.check_internal(self, q)
 
     def consistent_state(self, q, qd, t=0.0, tol=1e-12, max_iter=50):
         """``(q, qdot)`` near the given ones on which the relations and their derivatives below
         the servo forces' order vanish (Gauss-Newton, least change)."""
-        x = np.concatenate([np.asarray(q, dtype=float), np.asarray(qd, dtype=float)])
-        n = self.n
-        fs = [f for d in self._relative_degrees() for f in d[1]] if not self.rolling else \
-            [self._fn(s) for s in self.servo]
-
-        def res(x):
-            return np.array([float(f(x[:n], x[n:], t)) for f in fs])
-        for _ in range(max_iter):
-            r = res(x)
-            if np.max(np.abs(r), initial=0.0) <= tol:
-                break
-            J = np.zeros((r.size, 2 * n))
-            for k in range(2 * n):
-                e = np.zeros(2 * n)
-                e[k] = 1e-7
-                J[:, k] = (res(x + e) - res(x - e)) / 2e-7
-            x = x - np.linalg.lstsq(J, r, rcond=None)[0]
-        return x[:n], x[n:]
+        from . import states
+        return states.consistent_state(self, q, qd, t, tol, max_iter)
 
     def equilibria(self, q_guess, t=0.0, tol=1e-9, max_iter=100):
         """Appell's equilibrium conditions: ``qdot = 0``, ``qdd = 0``: the servo relations hold,
@@ -530,43 +542,5 @@ class ServoProblem:
         equilibria (a wheel anywhere along its path), of which the one nearest the guess is
         returned. Returns a :class:`ServoEquilibrium` ``(q, mu, Lambda)``, ``mu`` (j,) the servo
         forces, ``Lambda`` (p,) the first-kind reactions (least-norm where they are not unique)."""
-        n, j = self.n, self.j
-        zero = np.zeros(n)
-        s_f = [self._fn(s) for s in self.servo]
-        p = len(self.rolling)
-
-        def forces(q):
-            """(h - Q at rest, [D^T A^T], a(q, t))."""
-            _, h, D = self._mats(q, zero, t)
-            A = np.asarray(self.A_f(q, zero, t), dtype=float).reshape(p, n)
-            a = np.asarray(self.a_f(q, zero, t), dtype=float).reshape(p)
-            return h, np.vstack([D, A]).T, a
-
-        def F(q):
-            h, G, a = forces(q)
-            unbalanced = h - G @ np.linalg.lstsq(G, h, rcond=None)[0] if G.size else h
-            return np.concatenate([unbalanced, [float(f(q, zero, t)) for f in s_f], a])
-        q = np.asarray(q_guess, dtype=float).reshape(-1)
-        if q.shape != (n,) or not np.all(np.isfinite(q)):
-            raise InputError(f"ServoProblem.equilibria ({self.name}): q_guess needs {n} finite entries, "
-                             f"got {q_guess!r}")
-        r = F(q)
-        for _ in range(max_iter):
-            if np.max(np.abs(r), initial=0.0) <= 1e-13:
-                break
-            Jac = np.column_stack([(F(q + 1e-7 * e) - F(q - 1e-7 * e)) / 2e-7 for e in np.eye(n)])
-            step = np.linalg.lstsq(Jac, -r, rcond=None)[0]
-            for _halving in range(30):                     # damped: accept the first step that reduces |F|
-                trial = F(q + step)
-                if np.all(np.isfinite(trial)) and np.linalg.norm(trial) < np.linalg.norm(r):
-                    break
-                step = step / 2
-            else:
-                break
-            q, r = q + step, trial
-        if not (np.all(np.isfinite(q)) and np.max(np.abs(r), initial=0.0) <= tol):
-            raise InputError(f"ServoProblem.equilibria ({self.name}): no equilibrium found from {q_guess!r} "
-                             f"(residual {np.max(np.abs(r)):.3g} of the force balance and the relations)")
-        h, G, _ = forces(q)
-        x = np.linalg.lstsq(G, h, rcond=None)[0] if G.size else np.zeros(0)
-        return ServoEquilibrium(q, x[:j], x[j:])
+        from . import states
+        return states.equilibria(self, q_guess, t, tol, max_iter)

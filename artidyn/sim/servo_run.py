@@ -41,7 +41,9 @@ def simulate_servo(model, q0, v0, servo, tau, t_final, dt, energy_tol=0.1):
 def _result(model, servo, run, T, dt, wall):
     from .setup import coordinate_names
 
-    applied = run.servo_forces @ servo.D + T
+    D = servo.D if servo.D is not None else \
+        np.array([servo.directions_at(q, v, t) for q, v, t in zip(run.q, run.v, run.t)]).reshape(run.t.size, -1, T.size)
+    applied = (run.servo_forces @ D if D.ndim == 2 else np.einsum("sj,sjn->sn", run.servo_forces, D)) + T
     kin = kinetic_energy(model, run.q, run.v) if run.t.size else np.zeros(0)
     pot = run.energy - kin
     result = SimulationResult(run.t, run.q, run.v, run.qdd, applied, Energy(kin, pot, run.energy),
