@@ -233,19 +233,30 @@ def test_corners_edges_and_balls_give_single_points():
         np.testing.assert_allclose(C[0][1], n_r, atol=1e-9)
 
 
+def at_distance(a, Ta, b, Tb, target):
+    """Ta moved along z until coal's distance of the pair is ``target`` (a few secant steps)."""
+    Ta = Ta.copy()
+    for _ in range(6):
+        Ta[2, 3] += target - coal_distance(a, Ta, b, Tb)[0]
+    return Ta
+
+
 def test_boxes_edge_to_edge_and_a_capsule_on_a_box_equal_coal():
     """Pairs of primitives that the reference hands to coal (two boxes edge across edge, a capsule
     touching a box with its end or across an edge) run the compiled GJK/EPA: one contact, its depth,
     normal and points equal to coal's (1e-9), and to the reference's contacts."""
-    box, cap = Box((0.05, 0.05, 0.05)), Capsule(0.03, 0.2)
-    up, across = pose(0.0, rx=np.pi / 4), pose(0.1416, rz=np.pi / 2, rx=np.pi / 4)
-    end_on = pose(0.05 + 0.1 + 0.03 - 0.002, rx=0.2)                          # the capsule's end 2 mm into the top
-    cross_edge = pose(0.05 + 0.03 + 0.0005, x=0.05, rz=0.4, rx=np.pi / 2)      # lying across the top edge, 0.5 mm over
+    box, cap = Box((0.1, 0.1, 0.1)), Capsule(0.03, 0.2)
+    up, across = pose(0.0, rx=np.pi / 4), np.eye(4)            # an edge along x under an edge along y
+    across[:3, :3], across[2, 3] = Rotation.from_euler("y", np.pi / 4).as_matrix(), 0.1414
+    end_on = pose(0.2, x=0.01, rx=0.2)
+    cross_edge = pose(0.1, x=0.05)
     cross_edge[:3, :3] = Rotation.from_euler("xz", [np.pi / 2 + 0.3, 0.4]).as_matrix()
-    for a, Ta, b, Tb in ((box, across, box, up), (cap, end_on, box, np.eye(4)), (cap, cross_edge, box, np.eye(4))):
+    for a, Ta, b, Tb, target in ((box, across, box, up, 2e-4), (cap, end_on, box, np.eye(4), -5e-4),
+                                 (cap, cross_edge, box, np.eye(4), 3e-4), (cap, cross_edge, box, np.eye(4), -2e-4)):
+        Ta = at_distance(a, Ta, b, Tb, target)
         C = compiled_contacts(a, Ta, b, Tb, margin=1e-3)
         d_r, n_r, pa_r, pb_r = coal_distance(a, Ta, b, Tb)
-        assert len(C) == 1 and abs(d_r) < 1e-3
+        assert len(C) == 1 and d_r == pytest.approx(target, abs=2e-5)
         d, n, pa, pb = C[0]
         assert d == pytest.approx(d_r, abs=1e-9)
         np.testing.assert_allclose(n, n_r, atol=1e-9)
@@ -258,12 +269,12 @@ def test_boxes_edge_to_edge_and_a_capsule_on_a_box_equal_coal():
 def test_a_capsule_lying_on_a_box_gets_two_contacts():
     """A capsule lying along a box's top face, 1 mm into it: the manifold of its side, two
     points at its segment's ends, each 1 mm deep, the normal the face's."""
-    cap, box = Capsule(0.03, 0.2), Box((0.2, 0.2, 0.05))
+    cap, box = Capsule(0.03, 0.2), Box((0.4, 0.4, 0.1))
     Tc = pose(0.05 + 0.03 - 0.001, rz=0.3)
     Tc[:3, :3] = Rotation.from_euler("zy", [0.3, np.pi / 2]).as_matrix()
     C = compiled_contacts(cap, Tc, box, np.eye(4), margin=1e-3)
     assert len(C) == 2
-    ends = sorted(Tc[:3, 3] + sg * 0.1 * Tc[:3, 2] for sg in (-1, 1))
+    ends = sorted((Tc[:3, 3] + sg * 0.1 * Tc[:3, 2] for sg in (-1, 1)), key=tuple)
     for (d, n, pa, pb), e in zip(sorted(C, key=lambda c: tuple(c[2])), ends):
         assert d == pytest.approx(-0.001, abs=1e-12)
         np.testing.assert_allclose(np.abs(n), (0.0, 0.0, 1.0), atol=1e-12)
