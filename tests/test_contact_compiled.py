@@ -87,7 +87,8 @@ def test_capsule_on_a_box_runs_compiled_and_rests_on_its_side():
     """A capsule dropped across a fixed box: a pair that the reference hands to coal's GJK/EPA;
     the compiled run settles it with its own GJK/EPA and the manifold of the capsule's side on the
     top face (two contacts), takes no step on the reference route, and comes to rest with its axis
-    a radius above the top face, the box carrying its weight."""
+    a radius above the top face (less the overlap of its landing, which a velocity-level step keeps:
+    under h u_n / 2 = 0.4 mm at 0.77 m/s), level, the box carrying its weight."""
     b = ad.ModelBuilder("capsule_on_box")
     b.add_body("cap", "world", "free", mass=1.0, inertia=np.diag([8e-3, 8e-3, 1e-3]))
     b.add_collision("cap", Capsule(0.05, 0.3), rpy=(0.0, np.pi / 2, 0.3))
@@ -100,7 +101,8 @@ def test_capsule_on_a_box_runs_compiled_and_rests_on_its_side():
                          route="compiled")
     assert c.stats["reference_steps"] == []
     assert len(c.contacts[-1].gap) == 2
-    assert c.q[-1, 2] == pytest.approx(0.25, abs=1e-6)
+    assert c.q[-1, 2] == pytest.approx(0.25, abs=4e-4)
+    assert abs(c.q[-1, 2] - c.q[-200, 2]) < 1e-9                    # at rest: no further sinking
     assert np.max(np.abs(c.v[-1])) < 1e-6
     np.testing.assert_allclose(-c.contact_forces[-1, 0], (0.0, 0.0, G), atol=1e-6)
 

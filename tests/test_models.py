@@ -11,6 +11,7 @@ EXPECTED = {  # name: (nq, joint kinds, total mass)
     "planar2r": (2, ["revolute"] * 2, 2.0),
     "pendulum": (1, ["revolute"], 1.0),
     "cart_pendulum": (2, ["prismatic", "revolute"], 2.0),
+    "flexible_beam": (10, ["revolute"] * 10, 1.0),
 }
 
 

@@ -250,7 +250,7 @@ def test_a_light_floating_robot_under_stiff_pd_gains_stays_up():
     kp[:6] = kd[:6] = ff[:6] = 0.0
     r = ad.simulate(model, q, None, ff, t_final=0.3, dt=1e-3, contact=ContactSettings(friction=0.8),
                     controller=PD(kp, kd, q))
-    assert r.stats["route"] == "compiled" and r.stats["status"] == 0
+    assert r.stats["route"] == "compiled" and len(r.t) == 301
     assert np.max(np.abs(r.q[:, 2] - q[2])) < 0.03
     assert np.max(np.abs(r.v[-1])) < 1.0
 

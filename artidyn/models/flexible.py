@@ -88,8 +88,8 @@ def flexible_beam(length=1.0, n_elements=10, mass_per_length=1.0, EI=1.0, *, ben
     Returns
     -------
     Model
-        nq = nv = n; q = 0 is the straight beam, the spring rest position. Frame ``tip`` is the
-        free end (L, 0, 0) at rest.
+        nq = nv = n; q = 0 is the straight beam, the spring rest position. Frame ``tip`` (and
+        ``tool``, as on the other built-ins) is the free end (L, 0, 0) at rest.
     """
     where = "flexible_beam"
     L = check_number(length, f"{where}: length", positive=True)
@@ -128,4 +128,5 @@ def flexible_beam(length=1.0, n_elements=10, mass_per_length=1.0, EI=1.0, *, ben
                    inertia=np.diag([0.0, I, I]), stiffness=k[planes - 1], damping=d)
         parent = body
     b.add_frame("tip", parent, xyz=(h, 0.0, 0.0))
+    b.add_frame("tool", parent, xyz=(h, 0.0, 0.0))        # the built-ins' end frame: the tip
     return b.build()
