@@ -22,6 +22,7 @@ from ..errors import InputError, ShapeError, SimulationError, check_count, check
 from ..firstuse import clock
 from ..joints import CYLINDRICAL, FREE, SPHERICAL
 from ..kernels.dispatch import kernels_enabled
+from .forces import check_forces, pack_forces
 from .inputs import CONSTANT, HOLD, LINEAR, NONE, stage_tables, torque_table, wrench_table
 from .result import Energy, LimitEvent, SimulationResult
 
@@ -201,7 +202,7 @@ class _Run:
     """The arrays of one simulation or rollout, prepared for the compiled engine."""
 
     def __init__(self, model, Q, V, N, single, tau, f_ext, controller, method, grid, t_out, every,
-                 rtol, atol, energy_tol, friction, max_steps, h0, record=31):
+                 rtol, atol, energy_tol, friction, max_steps, h0, record=31, forces=()):
         from ..kernels import slots as K         # the codes and slots only: nothing compiled yet
         from ..kernels.pack import packed
 
@@ -212,6 +213,7 @@ class _Run:
          ref) = stage_tables(model, tau, f_ext, controller, grid, N, single)
         self.python_inputs = self.tau_fn is not None or self.f_fn is not None
         self.gains = gains
+        self.fe = pack_forces(model, forces)      # the force elements' table (no rows: none)
         self.ref_t, self.ref_q, self.ref_v, self.ref_a = ref
         lim = np.vstack([model.lower, model.upper]).astype(float)
         for i in range(1, model.nb + 1):   # quaternion entries carry -1 .. 1 "limits": not joint limits
@@ -219,6 +221,7 @@ class _Run:
                 lim[:, model.idx_q[i]:model.idx_q[i] + model.nq_joint[i]] = np.inf * np.array([[-1.0], [1.0]])
         self.lim = lim
         conservative = (self.tau_mode == NONE and self.f_mode == NONE and code == 0 and not self.python_inputs
+                        and self.fe.shape[0] == 0
                         and (not friction or not (np.any(model.damping) or np.any(model.coulomb))))
         ci = np.zeros(K.CI_SIZE, np.int64)
         ci[K.CI_METHOD], ci[K.CI_TAU], ci[K.CI_FEXT], ci[K.CI_CTRL] = _CODES[method], self.tau_mode, self.f_mode, code
@@ -253,7 +256,7 @@ class _Run:
     def args(self, r):
         """The engine's arguments for run r (after B, ci, cf, q, v)."""
         return (self.tau_t, self.tau_v[r if self.tau_v.shape[0] > 1 else 0], self.f_t,
-                self.f_v[r if self.f_v.shape[0] > 1 else 0], self.gains, self.ref_t, self.ref_q, self.ref_v,
+                self.f_v[r if self.f_v.shape[0] > 1 else 0], self.fe, self.gains, self.ref_t, self.ref_q, self.ref_v,
                 self.ref_a, self.lim, self.t_out)
 
     def outputs(self, r):
@@ -345,7 +348,8 @@ class _Run:
         constant (or no) torque, no external wrench, no controller."""
         K = self.K
         return (self.N == 1 and self.method == "dopri5" and self.tau_mode in (K.NONE, K.CONSTANT)
-                and self.f_mode == K.NONE and self.ci[K.CI_CTRL] == 0 and not self.python_inputs)
+                and self.f_mode == K.NONE and self.ci[K.CI_CTRL] == 0 and not self.python_inputs
+                and self.fe.shape[0] == 0)
 
     def run_reference(self):
         """The adaptive method on the readable reference code (:func:`.integrate.dopri5_run` with the
@@ -423,9 +427,9 @@ class _Run:
         threads = numba.get_num_threads()
         nchunk = threads if self.N <= 64 * threads else 4 * threads
         tv, fv = self.tau_v, self.f_v
-        self._guard(K.rollout, self.B, self.ci, self.cf, self.Q0, self.V0, self.tau_t, tv, self.f_t, fv, self.gains, self.ref_t,
-                  self.ref_q, self.ref_v, self.ref_a, self.lim, self.t_out, self.q, self.v, self.a, self.tau, self.e,
-                  self.events, self.si, self.sf, nchunk)
+        self._guard(K.rollout, self.B, self.ci, self.cf, self.Q0, self.V0, self.tau_t, tv, self.f_t, fv, self.fe,
+                    self.gains, self.ref_t, self.ref_q, self.ref_v, self.ref_a, self.lim, self.t_out, self.q, self.v,
+                    self.a, self.tau, self.e, self.events, self.si, self.sf, nchunk)
 
 
 def _torque_value(out, t):
@@ -514,7 +518,8 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
              max_steps: int = 50_000_000, progress: bool | None = None, ivp_options: dict[str, Any] | None = None,
              record: tuple[str, ...] = RECORD, constraints: Sequence[Constraint] | str | None = None,
              baumgarte: tuple[float, float] | None = None, projection: bool = True,
-             contact: ContactSettings | None = None, servo: ModelServo | None = None) -> SimulationResult:
+             contact: ContactSettings | None = None, servo: ModelServo | None = None,
+             forces: Sequence[Any] | None = None) -> SimulationResult:
     """Simulate the model from ``(q0, v0)`` under torques, a controller and external wrenches.
 
     Parameters
@@ -551,6 +556,11 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         Wrenches [moment; force] on each body, body frame, about the body origin.
     controller : :class:`~artidyn.sim.PD` or :class:`~artidyn.sim.ComputedTorque`, optional
         A compiled control law whose torque adds to ``tau`` on the actuated dofs.
+    forces : list of :class:`~artidyn.Drag`, :class:`~artidyn.Spring`, :class:`~artidyn.JointSpring`, optional
+        Force elements evaluated from the state at every stage, in the compiled input stage
+        (smooth methods and ``contact=``): linear and quadratic drag, nonlinear point-to-point
+        springs, nonlinear joint springs; their wrenches add to ``f_ext`` (and their work enters
+        the energy balance as the inputs' does).
     t_eval : array, optional
         ``"dopri5"`` only: the sample times (from 0 to ``t_final``).
     record_every : int
@@ -622,6 +632,10 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
     friction = check_flag(friction, "simulate: friction")
     projection = check_flag(projection, "simulate: projection")
     progress = None if progress is None else check_flag(progress, "simulate: progress (or None)")
+    forces = check_forces(forces, "simulate")
+    if forces and (servo is not None or method == "scipy"):
+        raise InputError("simulate: forces= (drag, springs) run on the engine's own methods and with contact=, not "
+                         "with servo= or method='scipy'")
     if servo is not None:
         if contact is not None or constraints is not None or controller is not None:
             raise InputError("simulate with servo=: contact=, constraints= and controller= are not supported together "
@@ -643,7 +657,7 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
                              "samples every step")
         return simulate_contact(model, q0, v0, tau, t_final, 1e-3 if dt is None else dt, contact,
                                 "moreau_jean" if method == "auto" else method, f_ext, friction, controller=controller,
-                                constraints=constraints, projection=projection, energy_tol=energy_tol)
+                                constraints=constraints, projection=projection, energy_tol=energy_tol, forces=forces)
     if method not in METHODS:
         raise InputError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if isinstance(constraints, str):
@@ -655,6 +669,9 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
     elif constraints is None:
         _warn_declared(model)
     if constraints is not None and len(constraints) > 0:
+        if forces:
+            raise InputError("simulate: forces= (drag, springs) with constraints= run with contact= (the Moreau-Jean "
+                             "pipeline), not on the smooth constrained route")
         return _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, controller, t_eval,
                                           record_every, friction, constraints, baumgarte, projection, energy_tol)
     Q, V, N, single = _states(model, q0, v0)
@@ -663,7 +680,7 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
     if method == "scipy":
         return _simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options)
     return _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every,
-                     rtol, atol, energy_tol, friction, max_steps, progress, record=record)
+                     rtol, atol, energy_tol, friction, max_steps, progress, record=record, forces=forces)
 
 
 def _warn_declared(model):
@@ -712,7 +729,8 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
             controller: PD | ComputedTorque | None = None, t_eval: ArrayLike | None = None, record_every: int = 1,
             rtol: float = 1e-7, atol: float = 1e-9, energy_tol: float | None = 0.1, friction: bool = True,
             max_steps: int = 50_000_000, record: tuple[str, ...] = RECORD, contact: ContactSettings | None = None,
-            constraints: Sequence[Constraint] | str | None = None, projection: bool = True) -> SimulationResult:
+            constraints: Sequence[Constraint] | str | None = None, projection: bool = True,
+            forces: Sequence[Any] | None = None) -> SimulationResult:
     """Simulate N initial states and/or input sequences in parallel (like ``mujoco.rollout``).
 
     Arguments as :func:`simulate`; ``q0`` (N, nq) and/or ``v0`` (N, nv) (a single one is shared),
@@ -727,13 +745,14 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
     """
     friction = check_flag(friction, "rollout: friction")
     projection = check_flag(projection, "rollout: projection")
+    forces = check_forces(forces, "rollout")
     if contact is not None or method == "moreau_jean":
         from .contact_run import simulate_contact
         if method not in ("auto", "moreau_jean"):
             raise InputError(f"rollout with contact: method must be 'moreau_jean' (or 'auto'), got {method!r}")
         return simulate_contact(model, q0, v0, tau, t_final, 1e-3 if dt is None else dt, contact, "moreau_jean",
                                 f_ext, friction, controller=controller, constraints=constraints,
-                                projection=projection, energy_tol=energy_tol, rollout=True)
+                                projection=projection, energy_tol=energy_tol, rollout=True, forces=forces)
     if constraints is not None:
         raise InputError("rollout: constraints= runs with contact= (the Moreau-Jean pipeline); for a smooth closed "
                          "chain, simulate one state at a time")
@@ -746,7 +765,7 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
     if N == 1 and runs > 1:          # one initial state, N input sequences
         Q, V, N = np.repeat(Q, runs, 0), np.repeat(V, runs, 0), runs
     return _simulate(model, Q, V, N, False, tau, f_ext, controller, t_final, dt, method, t_eval, record_every,
-                     rtol, atol, energy_tol, friction, max_steps, False, rollout=True, record=record)
+                     rtol, atol, energy_tol, friction, max_steps, False, rollout=True, record=record, forces=forces)
 
 
 def _record_bits(record):
@@ -803,7 +822,7 @@ def _grids(model, Q, t_final, dt, method, t_eval, record_every):
 
 
 def _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every, rtol,
-              atol, energy_tol, friction, max_steps, progress, rollout=False, record=None):
+              atol, energy_tol, friction, max_steps, progress, rollout=False, record=None, forces=()):
     rtol = check_number(rtol, "simulate: rtol", positive=True)
     atol = check_number(atol, "simulate: atol", positive=True)
     if isinstance(energy_tol, (float, np.floating)) and energy_tol == np.inf:
@@ -825,7 +844,7 @@ def _simulate(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, metho
     if model.nv == 0:   # nothing moves (a fixed-base model without joints)
         return _motionless(model, N, single and not rollout, t_out, method, grid)
     run = _Run(model, Q, V, N, single, tau, f_ext, controller, method, grid, t_out, every, rtol, atol, energy_tol,
-               friction, max_steps, h0, _record_bits(record or RECORD))
+               friction, max_steps, h0, _record_bits(record or RECORD), forces)
     if run.python_inputs and (N > 1 or rollout):
         raise InputError("rollout: Python functions for tau or f_ext cannot run in parallel; use a table, a "
                          "TimeTable or a compiled controller (PD, ComputedTorque), or simulate one state at a time")
