@@ -173,7 +173,8 @@ def job_simulation():
                     f_ext=np.zeros((model.nb + 1, 6)))
         ad.rollout(model, Q, V, tau=np.zeros((3, model.nv)), t_final=0.01, dt=1e-3)
         last = model.body_names[-1]          # force elements (the same specialization; checked here)
-        ad.simulate(model, q, v, t_final=0.01, dt=1e-3, forces=[ad.Drag(last, 0.1, 0.1), ad.Spring(last, stiffness=1.0)])
+        ad.simulate(model, q, v, t_final=0.01, dt=1e-3,
+                    forces=[ad.Drag(last, 0.1, 0.1), ad.Spring(last, stiffness=1.0)])
 
 
 def job_contact():

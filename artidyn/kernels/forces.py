@@ -2,7 +2,7 @@
 
 Mirrors :func:`artidyn.sim.forces.element_wrenches` on the packed table ``B`` (internal frames,
 :mod:`.pack`) and the elements' float table ``FE`` (one row per element, the layout of
-:mod:`artidyn.sim.forces`). A body's frame is its internal frame turned by ``Ra``: a point ``p``
+:mod:`.slots`). A body's frame is its internal frame turned by ``Ra``: a point ``p``
 of the body frame is ``Ra^T p`` in internal axes, at the world point ``P0 + R0 Ra^T p``, moving at
 ``R0 (u + w x Ra^T p)`` for the twist ``[w; u]`` (internal axes). Forces are added to ``Fs`` (body
 frames, about the body origins), which the dynamics stage reads as external wrenches.
@@ -16,15 +16,10 @@ from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .kinematics import placements_state
 from .pack import C as SCRATCH, P, PARENT, R, R0, P0, RA, V as TWIST
 from .spatial import FMA, joint_motion, motion_to_child
-
-# the table's layout (as artidyn.sim.forces; numbers only, read as constants)
-KIND, BODY_A, BODY_B = 0, 1, 2
-DRAG, SPRING, JOINT_SPRING = 0, 1, 2
-D_POINT, D_C1, D_C2, D_A1, D_A2, D_WIND = 3, 6, 9, 12, 15, 18
-S_PA, S_PB, S_REST, S_DAMP, S_LAW, S_N = 3, 6, 9, 10, 11, 12
-J_IV, J_IQ, J_SLIDES = 3, 4, 5
-POLY, TABLE = 0, 1
-DATA = 21
+from .slots import (FE_A1 as D_A1, FE_A2 as D_A2, FE_BODY_A as BODY_A, FE_BODY_B as BODY_B, FE_C1 as D_C1,
+                    FE_C2 as D_C2, FE_DAMP as S_DAMP, FE_DATA as DATA, FE_DRAG as DRAG, FE_IQ as J_IQ, FE_IV as J_IV,
+                    FE_KIND as KIND, FE_LAW as S_LAW, FE_N as S_N, FE_PA as S_PA, FE_PB as S_PB, FE_POINT as D_POINT,
+                    FE_POLY as POLY, FE_REST as S_REST, FE_SLIDES as J_SLIDES, FE_SPRING as SPRING, FE_WIND as D_WIND)
 
 
 @nb.njit(fastmath=FMA)

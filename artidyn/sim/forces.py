@@ -26,18 +26,13 @@ import numpy as np
 from ..errors import InputError
 from ..joints import PRISMATIC, REVOLUTE
 
-# the float table: one row per element; integers (kind, bodies, indices) are stored exactly as floats
-KIND, BODY_A, BODY_B = 0, 1, 2
-DRAG, SPRING, JOINT_SPRING = 0, 1, 2
-# Drag: point (body frame), c1, c2 (body axes), a1, a2 (body axes), fluid velocity (world)
-D_POINT, D_C1, D_C2, D_A1, D_A2, D_WIND = 3, 6, 9, 12, 15, 18
-# Spring: the two points, rest length, damping, law (0 polynomial, 1 table), the coefficients' count
-S_PA, S_PB, S_REST, S_DAMP, S_LAW, S_N = 3, 6, 9, 10, 11, 12
-POLY, TABLE = 0, 1
-# JointSpring: the dof's index in v and in q, 1 when the joint slides (prismatic), rest and damping as
-# the Spring's, the coefficients from DATA
-J_IV, J_IQ, J_SLIDES = 3, 4, 5
-DATA = 21                   # the polynomial's coefficients k1, k2, ... or the table (lengths, then tensions)
+# the float table's layout (one row per element): artidyn.kernels.slots (numbers only, no numba)
+from ..kernels.slots import (FE_A1 as D_A1, FE_A2 as D_A2, FE_BODY_A as BODY_A, FE_BODY_B as BODY_B,
+                             FE_C1 as D_C1, FE_C2 as D_C2, FE_DAMP as S_DAMP, FE_DATA as DATA, FE_DRAG as DRAG,
+                             FE_IQ as J_IQ, FE_IV as J_IV, FE_JOINT_SPRING as JOINT_SPRING, FE_KIND as KIND,
+                             FE_LAW as S_LAW, FE_N as S_N, FE_PA as S_PA, FE_PB as S_PB, FE_POINT as D_POINT,
+                             FE_POLY as POLY, FE_REST as S_REST, FE_SLIDES as J_SLIDES, FE_SPRING as SPRING,
+                             FE_TABLE as TABLE, FE_WIND as D_WIND)
 
 
 def _vec3(x, what, nonneg=False):

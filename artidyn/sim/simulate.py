@@ -556,7 +556,7 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         Wrenches [moment; force] on each body, body frame, about the body origin.
     controller : :class:`~artidyn.sim.PD` or :class:`~artidyn.sim.ComputedTorque`, optional
         A compiled control law whose torque adds to ``tau`` on the actuated dofs.
-    forces : list of :class:`~artidyn.Drag`, :class:`~artidyn.Spring`, :class:`~artidyn.JointSpring`, optional
+    forces : list of :class:`~artidyn.sim.Drag`, :class:`~artidyn.sim.Spring` or :class:`~artidyn.sim.JointSpring`
         Force elements evaluated from the state at every stage, in the compiled input stage
         (smooth methods and ``contact=``): linear and quadratic drag, nonlinear point-to-point
         springs, nonlinear joint springs; their wrenches add to ``f_ext`` (and their work enters
