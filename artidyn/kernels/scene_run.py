@@ -330,8 +330,8 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
 @nb.njit(cache=True, parallel=True)
 def contact_runs(B, SH, PL, HV, HN, FO, FI, AO, AN, PAIRS, LIM, K, TF, PR, ci, tau_t, tau_v, f_t, f_v, gains,
                  ref_t, ref_q, ref_v, ref_a, fe, python, friction, h, k0, nsteps, ST, cap, out_q, out_v, out_a,
-                 out_tau, e_out, forces, residual, iters, lam_out, drift_out, OFF, CI_out, CF_out, LOFF, LI_out, LF_out, info, store, Fs, X, bal,
-                 nchunk):
+                 out_tau, e_out, forces, residual, iters, lam_out, drift_out, OFF, CI_out, CF_out, LOFF, LI_out,
+                 LF_out, info, store, Fs, X, bal, nchunk):
     """N runs (tau_v (1 or N, K, nv), f_v (1 or N, K, nb+1, 6); fe: the force elements'
     table, :mod:`.forces`) from (out_q[r, k0], out_v[r, k0])
     in parallel chunks, each on a private copy of the table and scratch; info (N, 5) and bal
