@@ -9,6 +9,7 @@ import scipy.special
 
 import artidyn as ad
 from artidyn.configuration import integrate, neutral
+from artidyn.constraints import Point
 from artidyn.contact import ContactSettings
 from artidyn.dynamics import aba, rnea
 from artidyn.errors import InputError
@@ -287,6 +288,11 @@ def test_bad_bodies_and_lists_are_refused():
         ad.simulate(model, np.zeros(1), t_final=0.01, forces=[ad.JointSpring("nope", 1.0)])
     with pytest.raises(InputError, match=r"method='scipy'"):
         ad.simulate(model, np.zeros(1), t_final=0.01, method="scipy", forces=[ad.Drag("mass", linear=1.0)])
+    drag = [ad.Drag("mass", linear=1.0)]
+    with pytest.raises(InputError, match=r"forces= .* with constraints= run with contact="):
+        ad.simulate(model, np.zeros(1), t_final=0.01, constraints=[Point("mass", None, target=(0, 0, 0))], forces=drag)
+    with pytest.raises(InputError, match=r"'event_driven': forces="):
+        ad.simulate(model, np.zeros(1), t_final=0.01, contact=ContactSettings(), method="event_driven", forces=drag)
     spherical = random_tree(np.random.default_rng(0), 2, joint_types=("spherical",))
     with pytest.raises(InputError, match=r"a revolute, continuous or prismatic joint, got spherical"):
         pack_forces(spherical, [ad.JointSpring(spherical.joint_names[1], 1.0)])
