@@ -24,6 +24,7 @@ from .dynamics import Dynamics, aba_derivatives, hybrid_dynamics, rnea_derivativ
 from .constraints import (ConstrainedDynamics, assemble, constrained_dynamics, constrained_inverse_dynamics,  # noqa: F401
                           constraint_terms)
 from .sim import SimulationResult, default_dt, quintic, rollout, simulate, simulate_constrained  # noqa: F401
+from .sim import Drag, JointSpring, Spring  # noqa: F401
 from .io.urdf import load_urdf  # noqa: F401
 from .io import load  # noqa: F401
 from .io.dh import from_dh  # noqa: F401

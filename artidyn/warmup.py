@@ -172,6 +172,9 @@ def job_simulation():
                     tau=TimeTable(np.array([0.0, 0.01]), np.stack([zeros, zeros])),
                     f_ext=np.zeros((model.nb + 1, 6)))
         ad.rollout(model, Q, V, tau=np.zeros((3, model.nv)), t_final=0.01, dt=1e-3)
+        last = model.body_names[-1]          # force elements (the same specialization; checked here)
+        ad.simulate(model, q, v, t_final=0.01, dt=1e-3,
+                    forces=[ad.Drag(last, 0.1, 0.1), ad.Spring(last, stiffness=1.0)])
 
 
 def job_contact():
@@ -216,7 +219,8 @@ def job_contact():
     ad.simulate(model, q, None, lambda t, qq, vv: np.zeros(model.nv), t_final=0.005, dt=1e-3, contact=s)
     ad.simulate(model, q, None, t_final=0.005, dt=1e-3, contact=s,
                 constraints=[Point(model.body_names[1], None, target=q[:3])])
-    ad.rollout(model, np.stack([q, q]), None, t_final=0.005, dt=1e-3, contact=s, controller=PD(1.0, 0.1, q))
+    ad.rollout(model, np.stack([q, q]), None, t_final=0.005, dt=1e-3, contact=s, controller=PD(1.0, 0.1, q),
+               forces=[ad.Drag(model.body_names[1], 0.1, 0.1)])
     ad.rollout(model, np.stack([q, q]), None, t_final=0.005, dt=1e-3, contact=s,
                constraints=[Point(model.body_names[1], None, target=q[:3])])
 

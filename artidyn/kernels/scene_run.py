@@ -3,6 +3,7 @@
 Each step goes down the stages once (DESIGN's pipeline, MuJoCo's ``mj_step`` order)::
 
     inputs     tau = table(t) + controller(t, q, v) [+ a Python function], f_ext = table(t)
+               [+ the force elements' wrenches at (q, v), :mod:`.forces`]
     step       kinematics -> collision -> rows (contacts, limits, bilateral) -> M, h -> one
                solve on the Delassus matrix -> Moreau-Jean update   (:func:`.contact_sim.step`)
     project    closed loops: the new (q, v) back onto phi = 0, J v = 0, mass-weighted
@@ -33,6 +34,7 @@ from .pack import IQ, IV
 from .rnea import rnea_state
 from .slots import CI_CTRL, CI_FEXT, CI_TAU, G_ACT, G_KD, NONE, PD, W_ROWS
 from .spatial import all_finite, load_q
+from .forces import element_wrenches
 from .stepping import controller_torque, input_vector, input_wrenches
 from .types import FRICTION, HAS_FEXT
 
@@ -78,7 +80,7 @@ def _room(B, room, nl_max, ns, mb):
 @nb.njit
 def inputs(B, IN, t, q, v, W, Fs, tau):
     """tau <- the input torques at (t, q, v); Fs <- the external wrenches; True when Fs is set."""
-    ci, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a = IN
+    ci, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, fe = IN
     input_vector(ci[CI_TAU], tau_t, tau_v, t, False, tau)
     has_f = ci[CI_FEXT] != NONE
     if has_f:
@@ -207,6 +209,13 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
                     for c in range(6):
                         Fs[i, c] = X[o + 6 * i + c]
                 has_f = True
+        fe = IN[10]
+        if fe.shape[0] > 0:         # the force elements' wrenches at (q, v), beside f_ext
+            if not has_f:
+                Fs[:, :] = 0.0
+            load_q(B, q)
+            element_wrenches(B, fe, q, v, Fs)
+            has_f = True
         opts = (FRICTION if friction else 0) | (HAS_FEXT if has_f else 0)
         for c in range(nv):
             out_tau[k, c] = tau[c]      # the inputs (a fallback step reads them), then the torque applied
@@ -334,12 +343,12 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
 
 
 @nb.njit(cache=True, parallel=True)
-def contact_runs(B, SH, PL, HV, HN, FO, FI, AO, AN, PAIRS, LIM, K, TF, PR, ci, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q,
-                 ref_v, ref_a, python, friction, h, k0, nsteps, ST, cap, out_q, out_v, out_a, out_tau, e_out, forces,
-                 residual,
-                 iters, lam_out, drift_out, OFF, CI_out, CF_out, LOFF, LI_out, LF_out, info, store, Fs, X, bal,
-                 nchunk):
-    """N runs (tau_v (1 or N, K, nv), f_v (1 or N, K, nb+1, 6)) from (out_q[r, k0], out_v[r, k0])
+def contact_runs(B, SH, PL, HV, HN, FO, FI, AO, AN, PAIRS, LIM, K, TF, PR, ci, tau_t, tau_v, f_t, f_v, gains,
+                 ref_t, ref_q, ref_v, ref_a, fe, python, friction, h, k0, nsteps, ST, cap, out_q, out_v, out_a,
+                 out_tau, e_out, forces, residual, iters, lam_out, drift_out, OFF, CI_out, CF_out, LOFF, LI_out,
+                 LF_out, info, store, Fs, X, bal, nchunk):
+    """N runs (tau_v (1 or N, K, nv), f_v (1 or N, K, nb+1, 6); fe: the force elements'
+    table, :mod:`.forces`) from (out_q[r, k0], out_v[r, k0])
     in parallel chunks, each on a private copy of the table and scratch; info (N, 5) and bal
     (N, 4) per run (:func:`contact_run`; the code of each run in info[:, I_CODE]). A single run
     is the same call with N = 1 (``store``: its contact log kept; ``python``: its Python
@@ -357,7 +366,7 @@ def contact_runs(B, SH, PL, HV, HN, FO, FI, AO, AN, PAIRS, LIM, K, TF, PR, ci, t
             Bc[:, :] = B           # each run from the same table as a run alone (no state carried over)
             tv = tau_v[r] if tau_v.shape[0] > 1 else tau_v[0]
             fv = f_v[r] if f_v.shape[0] > 1 else f_v[0]
-            IN = (ci, tau_t, tv, f_t, fv, gains, ref_t, ref_q, ref_v, ref_a)
+            IN = (ci, tau_t, tv, f_t, fv, gains, ref_t, ref_q, ref_v, ref_a, fe)
             contact_run(Bc, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, nsteps, ST, cap, PR,
                         out_q[r], out_v[r], out_a[r], out_tau[r], e_out[r], forces[r], residual[r], iters[r],
                         lam_out[r], drift_out[r], OFF, CI_out, CF_out, LOFF, LI_out, LF_out, info[r], store, Fs[r],

@@ -51,3 +51,17 @@ DP_E = (71.0 / 57600.0, 0.0, -71.0 / 16695.0, 71.0 / 1920.0, -17253.0 / 339200.0
 # r2 = y1 - y0, r3 = h k1 - r2, r4 = r2 - h k7 - r3, r5 = h sum_i d_i k_i (same source, sec. II.6)
 DP_D = (-12715105075.0 / 11282082432.0, 0.0, 87487479700.0 / 32700410799.0, -10690763975.0 / 1880347072.0,
         701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0, 69997945.0 / 29380423.0)
+
+# force elements (artidyn.sim.forces packs them, kernels.forces reads them): one float row per
+# element, its integers (kind, bodies, indices) stored exactly as floats. Columns: kind, body a,
+# body b; Drag: point (body frame), c1, c2 (body axes), a1, a2 (body axes), fluid velocity (world);
+# Spring: the two points, rest length, damping, law, the coefficients' count (a table's rows);
+# JointSpring: the dof's index in v and in q, 1 when it slides, rest and damping in the Spring's
+# columns; the polynomial's coefficients k1, k2, ... (or the table: lengths, then tensions) from FE_DATA
+FE_KIND, FE_BODY_A, FE_BODY_B = 0, 1, 2
+FE_DRAG, FE_SPRING, FE_JOINT_SPRING = 0, 1, 2
+FE_POINT, FE_C1, FE_C2, FE_A1, FE_A2, FE_WIND = 3, 6, 9, 12, 15, 18
+FE_PA, FE_PB, FE_REST, FE_DAMP, FE_LAW, FE_N = 3, 6, 9, 10, 11, 12
+FE_IV, FE_IQ, FE_SLIDES = 3, 4, 5
+FE_POLY, FE_TABLE = 0, 1
+FE_DATA = 21

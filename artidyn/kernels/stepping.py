@@ -31,6 +31,7 @@ from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .aba import aba_state
 from .crba import crba_state
 from .energy import energy_after_dynamics
+from .forces import element_wrenches
 from .manifold import dexp_inv_v, difference_q, integrate_q
 from .pack import C as SCRATCH, IQ, IV, PARENT, RA, V as TWIST
 from .rnea import rnea_state
@@ -158,17 +159,38 @@ def controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, 
 
 
 @nb.njit(fastmath=FMA)
-def accel(B, ci, t, left, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, a, tau,
+def element_inputs(B, ci, t, left, q, v, f_t, f_v, fe, Fs):
+    """Fs <- the external wrenches at time t plus the force elements' at (q, v) (q loaded by
+    ``load_q``); untouched without either. False when an element's wrench is not finite."""
+    if ci[CI_FEXT] != NONE:
+        input_wrenches(ci[CI_FEXT], f_t, f_v, t, left, Fs)
+    elif fe.shape[0] > 0:
+        for i in range(Fs.shape[0]):
+            for r in range(6):
+                Fs[i, r] = 0.0
+    if fe.shape[0] == 0:
+        return True
+    element_wrenches(B, fe, q, v, Fs)
+    for i in range(Fs.shape[0]):
+        if not finite_n(Fs[i], 6):
+            return False
+    return True
+
+
+@nb.njit(fastmath=FMA)
+def accel(B, ci, t, left, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, a, tau,
           extra=0):
-    """The dynamics stage: tau <- tau(t, q, v), a <- aba(q, v, tau, f_ext(t)); False when q is
-    not valid or a is not finite. ``extra``: more aba option bits (NO_COULOMB)."""
+    """The dynamics stage: tau <- tau(t, q, v), a <- aba(q, v, tau, f_ext(t) + the force elements'
+    wrenches at (q, v)); False when q is not valid or a is not finite. ``extra``: more aba option
+    bits (NO_COULOMB). ``fe``: the force elements' table (:mod:`.forces`; no rows: none)."""
     if not load_q(B, q):
         return False
     nv = int(B[0, IV])
     input_vector(ci[CI_TAU], tau_t, tau_v, t, left, tau)
     opts = (FRICTION | extra) if ci[CI_FRICTION] else 0
-    if ci[CI_FEXT] != NONE:
-        input_wrenches(ci[CI_FEXT], f_t, f_v, t, left, Fs)
+    if not element_inputs(B, ci, t, left, q, v, f_t, f_v, fe, Fs):
+        return False
+    if ci[CI_FEXT] != NONE or fe.shape[0] > 0:
         opts |= HAS_FEXT
     if ci[CI_CTRL] != NONE:
         controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, tau)
@@ -287,7 +309,7 @@ def write_sample(B, ci, cf, j, q, v, a, tau, q_out, v_out, a_out, tau_out, e_out
 
 
 @nb.njit(fastmath=FMA)
-def input_power(B, ci, t, left, q, v, tau, f_t, f_v, gains, W, Fs, fresh):
+def input_power(B, ci, t, left, q, v, tau, f_t, f_v, fe, gains, W, Fs, fresh):
     """The power of the inputs at (t, q, v): ``tau . v`` (tau: the input with the controller's
     torque, as :func:`accel` leaves it; the joint friction and damping are no inputs) plus the
     external wrenches' ``sum_i f_i . v_i`` (body twists, body frames). A PD controller is a spring
@@ -295,7 +317,10 @@ def input_power(B, ci, t, left, q, v, tau, f_t, f_v, gains, W, Fs, fresh):
     the power at the reference's velocity, ``tau_pd . v_ref``, so that the term
     ``tau_pd . (v_ref - v)`` replaces its ``tau_pd . v``. ``fresh``: the table, Fs and the
     controller's rows of W hold the dynamics pass of (t, q, v); else (the Euler steps: the torque
-    of the step at its new velocity v) the wrenches and twists are computed here."""
+    of the step at its new velocity v) the twists are computed here and Fs, the wrenches of the
+    step's start pass, held over the step as its torque. The force elements' wrenches (in Fs) are
+    inputs too: their power, the drag's dissipation and the springs' work, enters the balance as
+    work (so the springs' energy needs no term of its own in E)."""
     nv = int(B[0, IV])
     p = 0.0
     for c in range(nv):
@@ -305,10 +330,9 @@ def input_power(B, ci, t, left, q, v, tau, f_t, f_v, gains, W, Fs, fresh):
             if gains[G_ACT, c] != 0.0:
                 tpd = gains[G_KP, c] * W[W_C1, c] + gains[G_KD, c] * (W[W_VR, c] - (v[c] if fresh else W[W_X, c]))
                 p += gains[G_ACT, c] * tpd * (W[W_VR, c] - v[c])
-    if ci[CI_FEXT] == NONE:
+    if ci[CI_FEXT] == NONE and fe.shape[0] == 0:
         return p
-    if not fresh:
-        input_wrenches(ci[CI_FEXT], f_t, f_v, t, left, Fs)
+    if not fresh:    # Fs: the step's start pass (its wrenches, and the elements' at the start's velocity)
         load_q(B, q)
         for r in range(6):
             B[0, TWIST + r] = 0.0
@@ -377,7 +401,7 @@ def check_limits(B, lim, q_prev, q, t, events, si):
 # --- one step of each fixed-step method ----------------------------------------------------------
 
 @nb.njit(fastmath=FMA)
-def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, M, G, sf):
+def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, M, G, sf):
     """(q, v) <- one step of the fixed-step method from (t, q, v); W[W_A], W[W_TAU] hold a and tau
     at (t, q, v), and the table that dynamics pass. Returns a status code (OK, NONFINITE, NOT_SPD).
     With ci[CI_BALANCE], adds the inputs' work over the step to sf[SF_WORK] (and its absolute
@@ -393,7 +417,7 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, r
             # Coulomb friction, a without it and the friction impulses from coulomb_box
             a0 = W[W_A]
             if ci[CI_COULOMB]:
-                if not accel(B, ci, t, False, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a,
+                if not accel(B, ci, t, False, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a,
                              W, Fs, W[W_DA], W[W_DT], NO_COULOMB):
                     return NONFINITE
                 a0 = W[W_DA]
@@ -420,7 +444,7 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, r
             for c in range(nv):
                 v[c] += h * W[W_A, c]
         if ci[CI_BALANCE]:   # the torque held over the step at the velocity it leads to
-            p = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, gains, W, Fs, False)
+            p = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, False)
             sf[SF_WORK] += h * p
             sf[SF_ABSW] += h * abs(p)
         integrate_q(B, q, v, h, W[W_Q])
@@ -430,7 +454,7 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, r
     # RK4 in the chart at q (as sim.integrate.rk4_step); stage rates in W_KX.., W_KV..
     bal = ci[CI_BALANCE] != 0
     if bal:
-        p = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, gains, W, Fs, True)
+        p = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, True)
         work, absw = p, abs(p)
     for c in range(nv):
         W[W_KX, c] = v[c]
@@ -441,11 +465,11 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, r
             W[W_XI, c] = f * h * W[W_KX + s - 1, c]
             W[W_V, c] = v[c] + f * h * W[W_KV + s - 1, c]
         integrate_q(B, q, W[W_XI], 1.0, W[W_Q])
-        if not accel(B, ci, t + f * h, True, W[W_Q], W[W_V], tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q,
+        if not accel(B, ci, t + f * h, True, W[W_Q], W[W_V], tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q,
                      ref_v, ref_a, W, Fs, W[W_KV + s], W[W_TS]):
             return NONFINITE
         if bal:
-            p = input_power(B, ci, t + f * h, True, W[W_Q], W[W_V], W[W_TS], f_t, f_v, gains, W, Fs, True)
+            p = input_power(B, ci, t + f * h, True, W[W_Q], W[W_V], W[W_TS], f_t, f_v, fe, gains, W, Fs, True)
             work += (1.0 if s == 3 else 2.0) * p
             absw += (1.0 if s == 3 else 2.0) * abs(p)
         dexp_inv_v(B, W[W_XI], W[W_V], W[W_KX + s])
@@ -464,19 +488,19 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, r
 # --- the run ------------------------------------------------------------------------------------
 
 @nb.njit(fastmath=FMA)
-def fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
+def fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
     """Make W[W_A], W[W_TAU] the acceleration and torque at (t, q, v) unless they already are."""
     if si[SI_FSAL]:
         return True
     si[SI_EVALS] += 1
-    ok = accel(B, ci, t, False, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs,
+    ok = accel(B, ci, t, False, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs,
                W[W_A], W[W_TAU])
     si[SI_FSAL] = 1 if ok else 0
     return ok
 
 
 @nb.njit(fastmath=FMA)
-def run_fixed(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, j_stop,
+def run_fixed(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, j_stop,
               q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, M, G):
     """Fixed-step run from step si[SI_STEP] until sample j_stop is written (or the step limit)."""
     nq = int(B[0, IQ])
@@ -487,7 +511,7 @@ def run_fixed(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
         t = t0 + k * h
         if k == min(j * every, nsteps):
             si[SI_FSAL] = 0   # write_sample reads the table the dynamics pass leaves: recompute here
-            if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
+            if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
                 return NONFINITE
             if not balance(B, ci, cf, v, gains, W, sf, si):
                 return DIVERGED       # before the sample: the result ends at the last sound state
@@ -497,14 +521,14 @@ def run_fixed(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
                 return ENERGY
             continue
         fresh = si[SI_FSAL] == 0     # not yet evaluated (nor balanced) at this step's start
-        if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
+        if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
             return NONFINITE
         if fresh and not balance(B, ci, cf, v, gains, W, sf, si):
             return DIVERGED
         for c in range(nq):
             W[W_QPREV, c] = q[c]
-        status = fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, M, G,
-                            sf)
+        status = fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs,
+                            M, G, sf)
         si[SI_FSAL] = 0
         si[SI_EVALS] += 3 if ci[CI_METHOD] == RK4 else 0
         if status != OK:
@@ -558,7 +582,7 @@ def dense_sample(B, nv, h, theta, q0, v0, W, qs, vs):
 
 
 @nb.njit(fastmath=FMA)
-def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, j_stop,
+def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, j_stop,
               q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, qs, vs):
     """Adaptive Dormand-Prince run from sf[SF_T] until sample j_stop is written."""
     nq, nv = int(B[0, IQ]), int(B[0, IV])
@@ -573,12 +597,12 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
         t, h = sf[SF_T], sf[SF_H]
         if si[SI_SAMPLE] == 0:
             si[SI_FSAL] = 0
-            if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
+            if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
                 return NONFINITE
             if not balance(B, ci, cf, v, gains, W, sf, si):
                 return DIVERGED
             if bal:
-                sf[SF_P1] = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, gains, W, Fs, True)
+                sf[SF_P1] = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, True)
             si[SI_SAMPLE] = 1
             if not write_sample(B, ci, cf, 0, q, v, W[W_A], W[W_TAU], q_out, v_out, a_out, tau_out, e_out, sf):
                 return ENERGY
@@ -600,10 +624,10 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
         if not h > 1e-14 * max(1.0, abs(t)):
             return UNDERFLOW
         fresh = si[SI_FSAL] == 0
-        if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
+        if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
             return NONFINITE
         if bal and fresh:      # else sf[SF_P1] holds the power at the last step's stage 7 (FSAL)
-            sf[SF_P1] = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, gains, W, Fs, True)
+            sf[SF_P1] = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, True)
         P[0] = sf[SF_P1]
         for c in range(nv):
             W[W_KX, c] = v[c]
@@ -620,12 +644,12 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
                 W[W_V, c] = v[c] + h * y
             integrate_q(B, q, W[W_XI], 1.0, W[W_Q])
             si[SI_EVALS] += 1
-            if not accel(B, ci, t + DP_C[s] * h, True, W[W_Q], W[W_V], tau_t, tau_v, f_t, f_v, gains, ref_t,
+            if not accel(B, ci, t + DP_C[s] * h, True, W[W_Q], W[W_V], tau_t, tau_v, f_t, f_v, fe, gains, ref_t,
                          ref_q, ref_v, ref_a, W, Fs, W[W_KV + s], W[W_TS]):
                 good = False
                 break
             if bal:
-                P[s] = input_power(B, ci, t + DP_C[s] * h, True, W[W_Q], W[W_V], W[W_TS], f_t, f_v, gains, W, Fs,
+                P[s] = input_power(B, ci, t + DP_C[s] * h, True, W[W_Q], W[W_V], W[W_TS], f_t, f_v, fe, gains, W, Fs,
                                    True)
             dexp_inv_v(B, W[W_XI], W[W_V], W[W_KX + s])
         # W_XI, W_V now hold the 5th-order solution (stage 7 = b), W_KV + 6 its acceleration
@@ -660,7 +684,7 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
             j = si[SI_SAMPLE]
             dense_sample(B, nv, h, min(1.0, (t_out[j] - t) / h), q, v, W, qs, vs)
             si[SI_EVALS] += 1
-            if not accel(B, ci, t_out[j], False, qs, vs, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v,
+            if not accel(B, ci, t_out[j], False, qs, vs, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v,
                          ref_a, W, Fs, W[W_DA], W[W_DT]):
                 return NONFINITE
             ok = write_sample(B, ci, cf, j, qs, vs, W[W_DA], W[W_DT], q_out, v_out, a_out, tau_out, e_out, sf)
@@ -691,14 +715,14 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_
 
 
 @nb.njit(fastmath=FMA)
-def run_state(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, j_stop,
+def run_state(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, j_stop,
               q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, M, G, qs, vs):
     """One run (or segment): dispatch on the method; sets and returns si[SI_STATUS]."""
     if ci[CI_METHOD] == DOPRI5:
-        status = run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim,
+        status = run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim,
                            t_out, j_stop, q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, qs, vs)
     else:
-        status = run_fixed(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim,
+        status = run_fixed(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim,
                            t_out, j_stop, q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, M, G)
     si[SI_STATUS] = status
     return status
@@ -711,15 +735,15 @@ def work_arrays(nq, nv, nb1):
 
 
 @nb.njit(cache=True)
-def simulate_segment(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
+def simulate_segment(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
                      j_stop, q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, M, G, qs, vs):
     """One run, or the segment of it up to sample j_stop, on the table's own work columns."""
-    return run_state(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
+    return run_state(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
                      j_stop, q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, M, G, qs, vs)
 
 
 @nb.njit(fastmath=FMA)
-def rollout_chunk(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
+def rollout_chunk(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
                   q_out, v_out, a_out, tau_out, e_out, events, si, sf, lo, hi):
     """Runs lo .. hi-1 on a private copy of the table and private scratch."""
     Bc = B.copy()
@@ -737,17 +761,17 @@ def rollout_chunk(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q
         v = V0[r].copy()
         tv = tau_v[r] if tau_v.shape[0] > 1 else tau_v[0]
         fv = f_v[r] if f_v.shape[0] > 1 else f_v[0]
-        run_state(Bc, ci, cf, q, v, tau_t, tv, f_t, fv, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, S - 1,
+        run_state(Bc, ci, cf, q, v, tau_t, tv, f_t, fv, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, S - 1,
                   q_out[r], v_out[r], a_out[r], tau_out[r], e_out[r], events[r], si[r], sf[r], W, Fs, M, G, qs, vs)
 
 
 @nb.njit(cache=True, parallel=True)
-def rollout(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
+def rollout(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
             q_out, v_out, a_out, tau_out, e_out, events, si, sf, nchunk):
     """N runs (rows of Q0, V0; tau_v (1 or N, K, nv), f_v (1 or N, K, nb+1, 6)), in parallel chunks."""
     N = Q0.shape[0]
     m = max(1, min(N, nchunk))
     for c in nb.prange(m):
-        rollout_chunk(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
+        rollout_chunk(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
                       q_out, v_out, a_out, tau_out, e_out, events, si, sf, c * N // m, (c + 1) * N // m)
     return 0

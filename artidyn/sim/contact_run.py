@@ -83,7 +83,7 @@ def _sliding(C):
 
 def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=None, method="moreau_jean",
                      f_ext=None, friction=True, route="auto", controller=None, constraints=None, projection=True,
-                     energy_tol=0.1, rollout=False):
+                     energy_tol=0.1, rollout=False, forces=None):
     """Simulate with contacts from (q0, v0): see the module docstring. ``tau``: a constant, one row
     per step, a table over time or :class:`~artidyn.sim.TimeTable`, or a function
     ``tau(t, q, v)`` (held over the step; ``tau(t, q, v, contact_forces)`` also gets the contact
@@ -117,6 +117,9 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
             raise InputError("simulate with contact, method 'event_driven': controller=, constraints=, TimeTable "
                              "inputs and f_ext functions run on method 'moreau_jean' (the default); give tau as a "
                              "constant, a table or a function")
+        if forces:
+            raise InputError("simulate with contact, method 'event_driven': forces= (drag, springs) run on method "
+                             "'moreau_jean' (the default)")
         return _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction)
     from ..contact.moreau_jean import limit_rows
     if not getattr(model, "collisions", ()) and not (s.joint_limits and limit_rows(model)):
@@ -147,7 +150,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
                          f"take {why}")
     escale = _energy_scale(model, Q)
     packed = None if route == "reference" or why else Packed(model, s, constraints, projection, energy_tol, escale)
-    scene = _Scene(Inputs(model, tau, f_ext, controller, grid, N, single and not rollout, friction),
+    scene = _Scene(Inputs(model, tau, f_ext, controller, grid, N, single and not rollout, friction, forces),
                    packed or _ReferencePacked(projection, energy_tol, escale))
     if rollout:
         return _rollout(model, scene, Q, V, grid, h, s)

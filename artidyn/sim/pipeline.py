@@ -123,7 +123,7 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
     try:
         while True:
             R.contact_runs(P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci, c.tau_t, c.tau_v,
-                           c.f_t, c.f_v, c.gains, *c.ref, inp.python, inp.friction, h, k0, nsteps, P.ST, P.cap, Out_q, Out_v,
+                           c.f_t, c.f_v, c.gains, *c.ref, c.fe, inp.python, inp.friction, h, k0, nsteps, P.ST, P.cap, Out_q, Out_v,
                            Out_a,
                            Out_tau, Energy_, Forces, Residual, Iters, Lam, Drift, OFF, CI, CF, LOFF, LI, LF, Info,
                            True, FS, X, Bal, 1)
@@ -305,7 +305,7 @@ def run_rollout(model, scene, Q, V, h, nsteps):
     log = (np.zeros(1, np.int64), np.zeros((1, 3), np.int64), np.zeros((1, K.CFW)), np.zeros(1, np.int64),
            np.zeros(1, np.int64), np.zeros((1, 3)))
     R.contact_runs(P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci, c.tau_t, c.tau_v, c.f_t,
-                   c.f_v, c.gains, *c.ref, 0, c.friction, h, 0, nsteps, P.ST, P.cap, out_q, out_v, out_a, out_tau, energy,
+                   c.f_v, c.gains, *c.ref, c.fe, 0, c.friction, h, 0, nsteps, P.ST, P.cap, out_q, out_v, out_a, out_tau, energy,
                    forces,
                    residual, iters, lam, drift, *log, info, False, np.zeros((N, model.nb + 1, 6)), np.zeros(1),
                    np.zeros((N, 4)), nchunk)

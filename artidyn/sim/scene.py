@@ -65,8 +65,12 @@ def _wants_forces(fn):
 class Inputs:
     """The input stage of a scene: tables, controller, Python functions."""
 
-    def __init__(self, model, tau, f_ext, controller, grid, N, single, friction):
+    def __init__(self, model, tau, f_ext, controller, grid, N, single, friction, forces=None):
+        from .forces import check_forces, pack_forces
+
         self.model = model
+        self.forces = check_forces(forces)
+        self.fe = pack_forces(model, self.forces)      # the force elements' table (no rows: none)
         (self.tau_mode, self.tau_t, self.tau_v, self.tau_fn, self.f_mode, self.f_t, self.f_v, self.f_fn, code,
          self.gains, self.ref) = stage_tables(model, tau, f_ext, controller, grid, N, single)
         self.forces_arg = self.tau_fn is not None and _wants_forces(self.tau_fn)
@@ -87,7 +91,7 @@ class Inputs:
         """The kernels' input tuple for run r."""
         tv = self.tau_v[r if self.tau_v.shape[0] > 1 else 0]
         fv = self.f_v[r if self.f_v.shape[0] > 1 else 0]
-        return (self.ci, self.tau_t, tv, self.f_t, fv, self.gains) + self.ref
+        return (self.ci, self.tau_t, tv, self.f_t, fv, self.gains) + self.ref + (self.fe,)
 
     # --- the readable input stage --------------------------------------------------------------
     def implicit_damping(self):
@@ -98,7 +102,8 @@ class Inputs:
         return np.zeros(self.model.nv)
 
     def reference(self, t, q, v, forces, r=0):
-        """(tau (nv,), f_ext (nb+1, 6) or None) at (t, q, v): the same values as the kernels."""
+        """(tau (nv,), f_ext (nb+1, 6) or None) at (t, q, v): the same values as the kernels (f_ext
+        with the force elements' wrenches)."""
         from ..dynamics import rnea
 
         model = self.model
@@ -129,6 +134,10 @@ class Inputs:
             self.call_python(t, q, v, forces, tau, fext)
             if self.f_fn is not None:
                 F = fext
+        if self.forces:
+            from .forces import element_wrenches
+            Fe = element_wrenches(model, self.forces, q, v)
+            F = Fe if F is None else F + Fe
         return tau, F
 
     def exchange(self):

@@ -19,6 +19,7 @@ from ..errors import InputError, check_flag
 from .result import JointLimitWarning, SimulationResult
 from .scipy_route import simulate_scipy
 from .setup import RECORD, auto_method, coordinate_names, default_dt, states, time_grid  # noqa: F401
+from .forces import check_forces
 from .smooth import simulate_smooth
 
 if TYPE_CHECKING:
@@ -48,7 +49,8 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
              max_steps: int = 50_000_000, progress: bool | None = None, ivp_options: dict[str, Any] | None = None,
              record: tuple[str, ...] = RECORD, constraints: Sequence[Constraint] | str | None = None,
              baumgarte: tuple[float, float] | None = None, projection: bool = True,
-             contact: ContactSettings | None = None, servo: ModelServo | None = None) -> SimulationResult:
+             contact: ContactSettings | None = None, servo: ModelServo | None = None,
+             forces: Sequence[Any] | None = None) -> SimulationResult:
     """Simulate the model from ``(q0, v0)`` under torques, a controller and external wrenches.
 
     Parameters
@@ -85,6 +87,11 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         Wrenches [moment; force] on each body, body frame, about the body origin.
     controller : :class:`~artidyn.sim.PD` or :class:`~artidyn.sim.ComputedTorque`, optional
         A compiled control law whose torque adds to ``tau`` on the actuated dofs.
+    forces : list of :class:`~artidyn.sim.Drag`, :class:`~artidyn.sim.Spring` or :class:`~artidyn.sim.JointSpring`
+        Force elements evaluated from the state at every stage, in the compiled input stage
+        (smooth methods and ``contact=``): linear and quadratic drag, nonlinear point-to-point
+        springs, nonlinear joint springs; their wrenches add to ``f_ext`` (and their work enters
+        the energy balance as the inputs' does).
     t_eval : array, optional
         ``"dopri5"`` only: the sample times (from 0 to ``t_final``).
     record_every : int
@@ -156,6 +163,10 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
     friction = check_flag(friction, "simulate: friction")
     projection = check_flag(projection, "simulate: projection")
     progress = None if progress is None else check_flag(progress, "simulate: progress (or None)")
+    forces = check_forces(forces, "simulate")
+    if forces and (servo is not None or method == "scipy"):
+        raise InputError("simulate: forces= (drag, springs) run on the engine's own methods and with contact=, not "
+                         "with servo= or method='scipy'")
     if servo is not None:
         if contact is not None or constraints is not None or controller is not None:
             raise InputError("simulate with servo=: contact=, constraints= and controller= are not supported together "
@@ -177,7 +188,7 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
                              "samples every step")
         return simulate_contact(model, q0, v0, tau, t_final, 1e-3 if dt is None else dt, contact,
                                 "moreau_jean" if method == "auto" else method, f_ext, friction, controller=controller,
-                                constraints=constraints, projection=projection, energy_tol=energy_tol)
+                                constraints=constraints, projection=projection, energy_tol=energy_tol, forces=forces)
     if method not in METHODS:
         raise InputError(f"simulate: unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if isinstance(constraints, str):
@@ -189,6 +200,9 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
     elif constraints is None:
         _warn_declared(model)
     if constraints is not None and len(constraints) > 0:
+        if forces:
+            raise InputError("simulate: forces= (drag, springs) with constraints= run with contact= (the Moreau-Jean "
+                             "pipeline), not on the smooth constrained route")
         return _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, controller, t_eval,
                                           record_every, friction, constraints, baumgarte, projection, energy_tol)
     Q, V, N, single = states(model, q0, v0)
@@ -197,7 +211,7 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
     if method == "scipy":
         return simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options)
     return simulate_smooth(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every,
-                     rtol, atol, energy_tol, friction, max_steps, progress, record=record)
+                     rtol, atol, energy_tol, friction, max_steps, progress, record=record, forces=forces)
 
 def _warn_declared(model):
     """A model file that declares loop closures or couplings (URDF ``<mimic>``, MJCF joint
@@ -244,7 +258,8 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
             controller: PD | ComputedTorque | None = None, t_eval: ArrayLike | None = None, record_every: int = 1,
             rtol: float = 1e-7, atol: float = 1e-9, energy_tol: float | None = 0.1, friction: bool = True,
             max_steps: int = 50_000_000, record: tuple[str, ...] = RECORD, contact: ContactSettings | None = None,
-            constraints: Sequence[Constraint] | str | None = None, projection: bool = True) -> SimulationResult:
+            constraints: Sequence[Constraint] | str | None = None, projection: bool = True,
+            forces: Sequence[Any] | None = None) -> SimulationResult:
     """Simulate N initial states and/or input sequences in parallel (like ``mujoco.rollout``).
 
     Arguments as :func:`simulate`; ``q0`` (N, nq) and/or ``v0`` (N, nv) (a single one is shared),
@@ -259,13 +274,14 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
     """
     friction = check_flag(friction, "rollout: friction")
     projection = check_flag(projection, "rollout: projection")
+    forces = check_forces(forces, "rollout")
     if contact is not None or method == "moreau_jean":
         from .contact_run import simulate_contact
         if method not in ("auto", "moreau_jean"):
             raise InputError(f"rollout with contact: method must be 'moreau_jean' (or 'auto'), got {method!r}")
         return simulate_contact(model, q0, v0, tau, t_final, 1e-3 if dt is None else dt, contact, "moreau_jean",
                                 f_ext, friction, controller=controller, constraints=constraints,
-                                projection=projection, energy_tol=energy_tol, rollout=True)
+                                projection=projection, energy_tol=energy_tol, rollout=True, forces=forces)
     if constraints is not None:
         raise InputError("rollout: constraints= runs with contact= (the Moreau-Jean pipeline); for a smooth closed "
                          "chain, simulate one state at a time")
@@ -278,7 +294,8 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
     if N == 1 and runs > 1:          # one initial state, N input sequences
         Q, V, N = np.repeat(Q, runs, 0), np.repeat(V, runs, 0), runs
     return simulate_smooth(model, Q, V, N, False, tau, f_ext, controller, t_final, dt, method, t_eval, record_every,
-                     rtol, atol, energy_tol, friction, max_steps, False, rollout=True, record=record)
+                     rtol, atol, energy_tol, friction, max_steps, False, rollout=True, record=record,
+                     forces=forces)
 
 def input_runs(tau, f_ext):
     """The run axis of inputs given over time with one (rows, N, k) array per run, or 1."""

@@ -14,6 +14,7 @@ from ..errors import InputError, ShapeError, SimulationError, check_count, check
 from ..firstuse import clock
 from ..joints import FREE, SPHERICAL
 from ..kernels.dispatch import kernels_enabled
+from .forces import pack_forces
 from .inputs import NONE, stage_tables
 from .progress import progress_bar, stderr_is_terminal
 from .result import Energy, JointLimitWarning, LimitEvent, SimulationResult
@@ -29,7 +30,7 @@ class _Run:
     """The arrays of one simulation or rollout, prepared for the compiled engine."""
 
     def __init__(self, model, Q, V, N, single, tau, f_ext, controller, method, grid, t_out, every,
-                 rtol, atol, energy_tol, friction, max_steps, h0, record=31):
+                 rtol, atol, energy_tol, friction, max_steps, h0, record=31, forces=()):
         from ..kernels import slots as K         # the codes and slots only: nothing compiled yet
         from ..kernels.pack import packed
 
@@ -40,6 +41,7 @@ class _Run:
          ref) = stage_tables(model, tau, f_ext, controller, grid, N, single)
         self.python_inputs = self.tau_fn is not None or self.f_fn is not None
         self.gains = gains
+        self.fe = pack_forces(model, forces)      # the force elements' table (no rows: none)
         self.ref_t, self.ref_q, self.ref_v, self.ref_a = ref
         lim = np.vstack([model.lower, model.upper]).astype(float)
         for i in range(1, model.nb + 1):   # quaternion entries carry -1 .. 1 "limits": not joint limits
@@ -47,6 +49,7 @@ class _Run:
                 lim[:, model.idx_q[i]:model.idx_q[i] + model.nq_joint[i]] = np.inf * np.array([[-1.0], [1.0]])
         self.lim = lim
         conservative = (self.tau_mode == NONE and self.f_mode == NONE and code == 0 and not self.python_inputs
+                        and self.fe.shape[0] == 0
                         and (not friction or not (np.any(model.damping) or np.any(model.coulomb))))
         ci = np.zeros(K.CI_SIZE, np.int64)
         ci[K.CI_METHOD], ci[K.CI_TAU], ci[K.CI_FEXT], ci[K.CI_CTRL] = _CODES[method], self.tau_mode, self.f_mode, code
@@ -81,8 +84,8 @@ class _Run:
     def args(self, r):
         """The engine's arguments for run r (after B, ci, cf, q, v)."""
         return (self.tau_t, self.tau_v[r if self.tau_v.shape[0] > 1 else 0], self.f_t,
-                self.f_v[r if self.f_v.shape[0] > 1 else 0], self.gains, self.ref_t, self.ref_q, self.ref_v,
-                self.ref_a, self.lim, self.t_out)
+                self.f_v[r if self.f_v.shape[0] > 1 else 0], self.fe, self.gains, self.ref_t, self.ref_q,
+                self.ref_v, self.ref_a, self.lim, self.t_out)
 
     def outputs(self, r):
         return (self.q[r], self.v[r], self.a[r], self.tau[r], self.e[r], self.events[r], self.si[r], self.sf[r])
@@ -173,7 +176,8 @@ class _Run:
         constant (or no) torque, no external wrench, no controller."""
         K = self.K
         return (self.N == 1 and self.method == "dopri5" and self.tau_mode in (K.NONE, K.CONSTANT)
-                and self.f_mode == K.NONE and self.ci[K.CI_CTRL] == 0 and not self.python_inputs)
+                and self.f_mode == K.NONE and self.ci[K.CI_CTRL] == 0 and not self.python_inputs
+                and self.fe.shape[0] == 0)
 
     def run_reference(self):
         """The adaptive method on the readable reference code (:func:`.integrate.dopri5_run` with the
@@ -251,9 +255,9 @@ class _Run:
         threads = numba.get_num_threads()
         nchunk = threads if self.N <= 64 * threads else 4 * threads
         tv, fv = self.tau_v, self.f_v
-        self._guard(K.rollout, self.B, self.ci, self.cf, self.Q0, self.V0, self.tau_t, tv, self.f_t, fv, self.gains, self.ref_t,
-                  self.ref_q, self.ref_v, self.ref_a, self.lim, self.t_out, self.q, self.v, self.a, self.tau, self.e,
-                  self.events, self.si, self.sf, nchunk)
+        self._guard(K.rollout, self.B, self.ci, self.cf, self.Q0, self.V0, self.tau_t, tv, self.f_t, fv, self.fe,
+                    self.gains, self.ref_t, self.ref_q, self.ref_v, self.ref_a, self.lim, self.t_out, self.q, self.v,
+                    self.a, self.tau, self.e, self.events, self.si, self.sf, nchunk)
 
 def torque_value(out, t):
     """The value of a Python torque function as a float array; InputError for None, complex values
@@ -284,7 +288,7 @@ def python_torque(model, Bact, out):
     return out
 
 def simulate_smooth(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every, rtol,
-              atol, energy_tol, friction, max_steps, progress, rollout=False, record=None):
+              atol, energy_tol, friction, max_steps, progress, rollout=False, record=None, forces=()):
     rtol = check_number(rtol, "simulate: rtol", positive=True)
     atol = check_number(atol, "simulate: atol", positive=True)
     if isinstance(energy_tol, (float, np.floating)) and energy_tol == np.inf:
@@ -306,7 +310,7 @@ def simulate_smooth(model, Q, V, N, single, tau, f_ext, controller, t_final, dt,
     if model.nv == 0:   # nothing moves (a fixed-base model without joints)
         return _motionless(model, N, single and not rollout, t_out, method, grid)
     run = _Run(model, Q, V, N, single, tau, f_ext, controller, method, grid, t_out, every, rtol, atol, energy_tol,
-               friction, max_steps, h0, record_bits(record or RECORD))
+               friction, max_steps, h0, record_bits(record or RECORD), forces)
     if run.python_inputs and (N > 1 or rollout):
         raise InputError("rollout: Python functions for tau or f_ext cannot run in parallel; use a table, a "
                          "TimeTable or a compiled controller (PD, ComputedTorque), or simulate one state at a time")
