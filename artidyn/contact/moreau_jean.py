@@ -6,7 +6,10 @@ Systems" (2008), ch. 10. One step from (q_k, v_k), with the forces taken at the 
     v_free = v_k + h M(q_k)^-1 (tau - h(q_k, v_k))              (h: Coriolis, gravity, friction)
     active = { i : g_i(q_k) + gamma h u_n,i(q_k, v_k) <= 0 }     (gamma = 1/2: Siconos' rule; 0 is
                                                                  taken as 1e-9 m, so that a face at
-                                                                 rest keeps all its corners)
+                                                                 rest keeps all its corners; 1e-6 m
+                                                                 for a contact active at the step
+                                                                 before, so that a loaded contact
+                                                                 whose gap creeps up does not let go)
     v_k+1  = v_free + M^-1 J^T P                                 (P: the impulses of the step)
     u = J v_k+1,    u_n + e u_n,k >= 0  _|_  P_n >= 0            (Newton's impact law, per contact)
     Coulomb: P in the cone |P_t| <= mu P_n, De Saxce's complementarity on (u_n + e u_n,k + mu |u_t|, u_t)
@@ -44,6 +47,8 @@ if TYPE_CHECKING:
 
 SLIP_TOL = 1e-9     # m/s: |u_t| below which a frictional contact counts as sticking (the events)
 ACTIVE_TOL = 1e-9   # m: a predicted gap below this counts as closed (a resting face's corners, at 0 +- rounding)
+KEEP_TOL = 1e-6     # m: ... and below this for a contact active at the previous step (hysteresis: a loaded
+                    # contact whose gap creeps by rounding and the step's linearisation does not let go)
 
 
 class ActiveContacts(NamedTuple):
@@ -245,7 +250,11 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
         frames = contact_frames(cand.normal)
         J = contact_jacobian(model, q, cand, frames, T)
         u_before = (J @ v).reshape(k, 3)
-        active = cand.distance + s.gamma * h * u_before[:, 0] <= ACTIVE_TOL
+        predicted = cand.distance + s.gamma * h * u_before[:, 0]
+        active = predicted <= ACTIVE_TOL
+        if warm is not None and len(warm.contacts.key):
+            kept = np.isin(contact_keys(model, cand.shape_a, cand.shape_b), warm.contacts.key)
+            active |= kept & (predicted <= KEEP_TOL)
     if constraints:
         from ..constraints import constraint_rows
         rb = constraint_rows(model, q, v, constraints, t)

@@ -3,7 +3,8 @@ run in one call. Mirrors :func:`artidyn.contact.moreau_jean.moreau_jean_step` (t
 reference) step for step::
 
     v_free = v_k + h M^-1 (tau - h(q_k, v_k))        (M + h D: the joints' and the PD's damping implicit)
-    active = { i : g_i + gamma h u_n,i <= 1e-9 }     (contacts within margin + gamma h reach)
+    active = { i : g_i + gamma h u_n,i <= 1e-9 }     (contacts within margin + gamma h reach; 1e-6 m
+                                                      for those active at the previous step)
     u = W P + b,  W = J M^-1 J^T,  b = J v_free + e u_n,k (normal rows)   -> P (ADMM, exact cone)
     v_k+1 = v_free + M^-1 J^T P,   q_k+1 = q_k (+) h (theta v_k+1 + (1 - theta) v_k)
 
@@ -43,6 +44,7 @@ from .types import FRICTION
 
 OK, BAD_INPUT, SINGULAR, NONFINITE, SOLVER, CODE_FALLBACK, CODE_FULL = 0, 1, 2, 3, 4, 5, 6
 ACTIVE_TOL = 1e-9
+KEEP_TOL = 1e-6       # m: a contact active at the previous step stays active to this predicted gap
 # settings ST: friction, restitution, margin, theta, gamma, tol, max_iter, limit_restitution
 S_MU, S_E, S_MARGIN, S_THETA, S_GAMMA, S_TOL, S_MAXIT, S_LE = 0, 1, 2, 3, 4, 5, 6, 7
 # info (per run, int): steps done, code, contacts stored, limits stored, solver iterations (sum)
@@ -161,6 +163,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         kc = k1
     # rows of every candidate (n, t1, t2), u_before, and the active set (compacted in place)
     na = 0
+    PK, pcount = prev[0], prev[4]
     for c in range(kc):
         r0 = 3 * na
         for r in range(3):
@@ -178,7 +181,13 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         un = 0.0
         for k in range(nv):
             un += Jall[r0, k] * v[k]
-        if CC[c, 0] + ST[S_GAMMA] * h * un <= ACTIVE_TOL:
+        gp = CC[c, 0] + ST[S_GAMMA] * h * un
+        if ACTIVE_TOL < gp <= KEEP_TOL:         # the previous step's contact stays (hysteresis)
+            for j in range(pcount[0]):
+                if PK[j] == CI[c, 2]:
+                    gp = 0.0
+                    break
+        if gp <= ACTIVE_TOL:
             if na != c:
                 for r in range(10):
                     CC[na, r] = CC[c, r]
