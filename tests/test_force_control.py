@@ -127,6 +127,25 @@ def test_force_control_run_is_deterministic(pushing):
                                                                             run["result"].contact_forces[:n])
 
 
+def test_a_loaded_contact_holds_through_a_long_stick_phase():
+    """The example's scene without its preload (the table exactly at the tip) and with soft gains
+    (kp = 400, kd = 40, kf = 0.2, ki = 20): the tip, held by friction while the motion command
+    grows, creeps up by about a nanometre. Its contact, active the step before, stays active
+    (hysteresis to 1e-6 m): once the force has built up, the measured force never reads 0 (before
+    the hysteresis it fell to 0 N for one step, then 50 N at the next step's impact)."""
+    example = load("force_control")
+    example.PRELOAD = 0.0
+    model = example.scene()
+    path = straight_path(example.START, example.START + (example.STROKE, 0, 0), example.DURATION, example.T_MOVE)
+    ctl = HybridForceControl(model, "tool0", (0, 0, 1), lambda t: example.FORCE * min(1.0, t / example.RAMP), path,
+                             point=(0, 0, example.R_TIP), orientation=example.DOWN, kp=400.0, kd=40.0, kf=0.2, ki=20.0)
+    res = ad.simulate(model, example.start(model), np.zeros(model.nv), tau=ctl, t_final=0.8, dt=example.DT,
+                      contact=ad.contact.ContactSettings())
+    f = res.contact_forces[:, ctl.body, 2]
+    loaded = np.nonzero(f > 5.0)[0][0]
+    assert f[loaded:].min() > 5.0 and f[loaded:].max() < 1.5 * example.FORCE
+
+
 @pytest.mark.parametrize("kf, ki_h, stable", [(0.5, 0.9, True), (0.5, 1.1, False), (0.9, 0.15, True),
                                               (0.9, 0.25, False)])
 def test_force_loop_stability_bound(kf, ki_h, stable):
