@@ -9,7 +9,7 @@ code reads them as constants.
 # --- methods, modes, and the slots of the int (ci) / float (cf) settings and state (si, sf) -------
 SEMI_IMPLICIT, RK4, IMPLICIT, DOPRI5 = 0, 1, 2, 3
 NONE, CONSTANT, HOLD, LINEAR = 0, 1, 2, 3                # tau and f_ext inputs
-PD, COMPUTED_TORQUE = 1, 2                               # controllers
+PD, COMPUTED_TORQUE, PRESCRIBED = 1, 2, 3                              # controllers
 
 CI_METHOD, CI_TAU, CI_FEXT, CI_CTRL, CI_FRICTION, CI_CONSERVATIVE, CI_EVERY, CI_NSTEPS, \
     CI_STEP_LIMIT, CI_MAX_STEPS, CI_CLAMP_SAMPLES, CI_COULOMB, CI_RECORD, CI_BALANCE, CI_SIZE = range(15)

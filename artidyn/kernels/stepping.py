@@ -32,11 +32,13 @@ from .aba import aba_state
 from .crba import crba_state
 from .energy import energy_after_dynamics
 from .forces import element_wrenches
+from .hybrid import hybrid_state
 from .manifold import dexp_inv_v, difference_q, integrate_q
 from .pack import C as SCRATCH, IQ, IV, PARENT, RA, V as TWIST
 from .rnea import rnea_state
 from .spatial import FMA, all_finite, joint_motion, joint_transform, load_q, motion_to_child
 from .types import FRICTION, HAS_FEXT, NO_COULOMB
+from .slots import PRESCRIBED
 from .slots import (BAD_INPUT, CF_ATOL, CF_BSCALE, CI_BALANCE, DIVERGED, SF_ABSW, SF_BE0, SF_EXCESS,
                     SF_KMAX, SF_P1, SF_WORK, SI_CHECKS, CF_DT, CF_ENERGY_TOL, CF_ESCALE, CF_RTOL, CF_SIZE, CF_T0, CI_CLAMP_SAMPLES,
                     CI_CONSERVATIVE, CI_COULOMB, CI_CTRL, CI_EVERY, CI_FEXT, CI_FRICTION, CI_MAX_STEPS, CI_METHOD,
@@ -141,8 +143,12 @@ def controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, 
 
         PD:                kp (q_ref (-) q) + kd (v_ref - v)
         computed torque:   rnea(q, v, a_ref + kd (v_ref - v) + kp (q_ref (-) q))
+
+    (A prescribed motion is no torque: :func:`prescribe` and the hybrid dynamics of :func:`accel`.)
     """
     nv = int(B[0, IV])
+    if ci[CI_CTRL] == PRESCRIBED:
+        return
     reference(B, ref_t, ref_q, ref_v, ref_a, t, W)
     difference_q(B, q, W[W_QR], W[W_C1])
     for c in range(nv):
@@ -178,11 +184,35 @@ def element_inputs(B, ci, t, left, q, v, f_t, f_v, fe, Fs):
 
 
 @nb.njit(fastmath=FMA)
+def prescribe(B, ref_t, ref_q, ref_v, ref_a, gains, t, q, v, W):
+    """A prescribed motion (the dofs with ``gains[G_ACT] = 1``): q <- q (+) S (q_ref(t) (-) q) and
+    v <- v_ref(t) on those dofs (S: their selection), W[W_AR] their acceleration a_ref(t). The
+    other dofs keep their state; whole joints are prescribed, so a ball or free joint's q is set
+    to q_ref's on the manifold."""
+    nq, nv = int(B[0, IQ]), int(B[0, IV])
+    reference(B, ref_t, ref_q, ref_v, ref_a, t, W)
+    difference_q(B, q, W[W_QR], W[W_C2])
+    for c in range(nv):
+        W[W_C2, c] *= gains[G_ACT, c]
+        if gains[G_ACT, c] != 0.0:
+            v[c] = W[W_VR, c]
+    integrate_q(B, q, W[W_C2], 1.0, W[W_C1])
+    for c in range(nq):
+        q[c] = W[W_C1, c]
+
+
+@nb.njit(fastmath=FMA)
 def accel(B, ci, t, left, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, a, tau,
           extra=0):
     """The dynamics stage: tau <- tau(t, q, v), a <- aba(q, v, tau, f_ext(t) + the force elements'
     wrenches at (q, v)); False when q is not valid or a is not finite. ``extra``: more aba option
-    bits (NO_COULOMB). ``fe``: the force elements' table (:mod:`.forces`; no rows: none)."""
+    bits (NO_COULOMB). ``fe``: the force elements' table (:mod:`.forces`; no rows: none).
+    A prescribed motion (ci[CI_CTRL] == PRESCRIBED): its dofs of (q, v) are first set to the
+    motion's at t (:func:`prescribe`), then the hybrid dynamics (Featherstone, "Rigid Body Dynamics
+    Algorithms", sec. 9.2) give a on the free dofs and, in tau, the torques that the prescribed
+    dofs need."""
+    if ci[CI_CTRL] == PRESCRIBED:
+        prescribe(B, ref_t, ref_q, ref_v, ref_a, gains, t, q, v, W)
     if not load_q(B, q):
         return False
     nv = int(B[0, IV])
@@ -196,6 +226,9 @@ def accel(B, ci, t, left, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q,
         controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, tau)
     if not finite_n(tau, nv):
         return False
+    if ci[CI_CTRL] == PRESCRIBED:
+        hybrid_state(B, v, W[W_AR], tau, gains[G_ACT], Fs, opts, a, tau)
+        return finite_n(a, nv) and finite_n(tau, nv)
     aba_state(B, v, tau, Fs, opts, a)
     return finite_n(a, nv)
 

@@ -8,7 +8,7 @@ readable reference steppers the tests hold it against.
 from .result import Energy, LimitEvent, SimulationResult  # noqa: F401
 from .simulate import METHODS, JointLimitWarning, auto_method, coordinate_names, default_dt, rollout, simulate  # noqa: F401
 from .inputs import TimeTable  # noqa: F401
-from .control import PD, ComputedTorque  # noqa: F401
+from .control import PD, ComputedTorque, Prescribed  # noqa: F401
 from .force_control import HybridForceControl, straight_path  # noqa: F401
 from .forces import Drag, JointSpring, Spring  # noqa: F401
 from .constrained import simulate_constrained  # noqa: F401

@@ -1,4 +1,5 @@
-"""Compiled joint controllers for :func:`artidyn.sim.simulate`: PD and computed torque.
+"""Compiled joint controllers for :func:`artidyn.sim.simulate`: PD and computed torque; and
+prescribed motions (:class:`Prescribed`), which the engine follows exactly by hybrid dynamics.
 
 Both act on the actuated dofs only (``model.actuated``) and add to the ``tau`` input::
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
     from .._typing import Model
 
-PD_CODE, COMPUTED_TORQUE_CODE = 1, 2   # as artidyn.kernels.stepping
+PD_CODE, COMPUTED_TORQUE_CODE, PRESCRIBED_CODE = 1, 2, 3   # as artidyn.kernels.slots
 
 
 class _Tracking:
@@ -119,3 +120,60 @@ class ComputedTorque(_Tracking):
         t = np.linspace(0.0, t_final, int(round(t_final / dt)) + 1)
         q, v, a = quintic_motion(model, q_start, q_goal, duration, np.minimum(t, duration))
         return cls(kp, kd, q, v, a, t)
+
+
+class Prescribed(_Tracking):
+    """A prescribed motion of some joints, the others free: the engine sets the named joints'
+    ``(q, v)`` to the motion's at every stage and integrates the rest by hybrid dynamics
+    (Featherstone, "Rigid Body Dynamics Algorithms", sec. 9.2: ``a`` given on the prescribed
+    dofs, ``tau`` on the others), so that ``result.tau`` holds, on the prescribed dofs, the
+    torques their motion needs. The classic uses: a pendulum on a driven cart or a shaken base; a
+    floating robot whose joints follow a planned motion while its base floats (a space robot, a
+    cat turning in the air).
+
+    ``joints``: the prescribed joints' names (each wholly; a floating base ``root_joint`` too).
+    ``q_ref`` (nq,) (the joints held there) or (K, nq) with ``t_ref`` (K,): configurations of the
+    whole model, of which only the prescribed joints' entries are read; ``v_ref``, ``a_ref``
+    (K, nv): their velocities and accelerations (by default from ``q_ref`` by finite
+    differences, :func:`artidyn.sim.velocities_from_positions`; give them exact when known, e.g.
+    from :func:`artidyn.sim.quintic_motion`). Between samples q moves along the manifold and v, a
+    linearly. Runs with ``method`` "rk4", "semi-implicit" or "dopri5", without ``contact=`` or
+    ``constraints=``; the torque input ``tau`` acts on the free dofs.
+    """
+
+    code = PRESCRIBED_CODE
+
+    def __init__(self, joints, q_ref: ArrayLike, v_ref: ArrayLike | None = None, a_ref: ArrayLike | None = None,
+                 t_ref: ArrayLike | None = None) -> None:
+        names = [joints] if isinstance(joints, str) else list(joints)
+        if not names or not all(isinstance(n, str) for n in names):
+            raise InputError(f"Prescribed: joints must be a joint name or a list of joint names, got {joints!r}")
+        self.joints = names
+        super().__init__(0.0, 0.0, q_ref, v_ref, a_ref, t_ref)
+
+    def __repr__(self):
+        ref = "constant" if self.t_ref is None else f"{np.size(self.t_ref)} samples"
+        return f"Prescribed({self.joints!r}, reference {ref})"
+
+    def tables(self, model):
+        """As the controllers' (gains' actuated row: 1 on the prescribed dofs)."""
+        mask = np.zeros(model.nv)
+        for name in self.joints:
+            if name not in model.joint_names[1:]:
+                from ..errors import unknown_name
+                raise unknown_name("Prescribed: joint", name, model.joint_names[1:], model.name)
+            mask[model.v_slice(name)] = 1.0
+        v_ref, a_ref = self.v_ref, self.a_ref
+        if self.t_ref is not None and (v_ref is None or a_ref is None):
+            from .trajectories import velocities_from_positions
+            Q, _ = as_q(model, self.q_ref, "Prescribed: q_ref")
+            t = np.asarray(self.t_ref, dtype=float).ravel()
+            if t.size != Q.shape[0] or t.size < 3:
+                raise ShapeError(f"Prescribed: t_ref has {t.size} times for {Q.shape[0]} rows of q_ref (at least 3 "
+                                 f"samples to estimate v_ref and a_ref; or give them)")
+            v_est, a_est = velocities_from_positions(model, t, Q)
+            v_ref = v_est if v_ref is None else v_ref
+            a_ref = a_est if a_ref is None else a_ref
+        gains, *ref = _Tracking(0.0, 0.0, self.q_ref, v_ref, a_ref, self.t_ref).tables(model)
+        gains[2] = mask
+        return (gains, *ref)

@@ -179,6 +179,7 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
                              f"sampled at every step, under constant torques tau)")
         from .servo_run import simulate_servo
         return simulate_servo(model, q0, v0, servo, tau, t_final, dt, energy_tol)
+    _check_prescribed(controller, contact, constraints, method)
     if contact is not None or method in ("moreau_jean", "event_driven"):
         from .contact_run import simulate_contact
         if constraints is None:
@@ -207,11 +208,23 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
                                           record_every, friction, constraints, baumgarte, projection, energy_tol)
     Q, V, N, single = states(model, q0, v0)
     if method == "auto":
-        method = auto_method(model, Q[0], friction)
+        method = "rk4" if getattr(controller, "code", 0) == 3 else auto_method(model, Q[0], friction)
     if method == "scipy":
         return simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options)
     return simulate_smooth(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every,
                      rtol, atol, energy_tol, friction, max_steps, progress, record=record, forces=forces)
+
+def _check_prescribed(controller, contact, constraints, method):
+    """A prescribed motion runs on the smooth engine's explicit and adaptive methods only."""
+    if getattr(controller, "code", 0) != 3:
+        return
+    if contact is not None or constraints is not None:
+        raise InputError("simulate: a Prescribed motion runs without contact= and constraints= (the smooth engine's "
+                         "hybrid dynamics); drive those scenes with a PD or ComputedTorque controller")
+    if method not in ("auto", "rk4", "semi-implicit", "dopri5"):
+        raise InputError(f"simulate: a Prescribed motion runs with method 'rk4', 'semi-implicit' or 'dopri5' (or "
+                         f"'auto': rk4), got {method!r}")
+
 
 def _warn_declared(model):
     """A model file that declares loop closures or couplings (URDF ``<mimic>``, MJCF joint
@@ -274,6 +287,7 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
     """
     friction = check_flag(friction, "rollout: friction")
     projection = check_flag(projection, "rollout: projection")
+    _check_prescribed(controller, contact, constraints, method)
     forces = check_forces(forces, "rollout")
     if contact is not None or method == "moreau_jean":
         from .contact_run import simulate_contact
@@ -289,7 +303,7 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
         raise InputError(f"rollout: unknown method {method!r}; choose one of {', '.join(METHODS[:-1])}")
     Q, V, N, _ = states(model, q0, v0)
     if method == "auto":
-        method = auto_method(model, Q[0], friction)
+        method = "rk4" if getattr(controller, "code", 0) == 3 else auto_method(model, Q[0], friction)
     runs = input_runs(tau, f_ext)
     if N == 1 and runs > 1:          # one initial state, N input sequences
         Q, V, N = np.repeat(Q, runs, 0), np.repeat(V, runs, 0), runs
