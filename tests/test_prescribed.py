@@ -55,7 +55,8 @@ def test_every_joint_prescribed_is_inverse_dynamics():
     q0, q1 = ad.neutral(model), np.array([0.5, -1.0, 1.2, -0.4, 0.8, 0.3])
     t = np.arange(0, 0.5 + DT / 4, DT / 2)
     q, v, a = quintic_motion(model, q0, q1, 0.5, t)
-    r = ad.simulate(model, q0, t_final=0.5, dt=DT, method="rk4", controller=Prescribed(model.joint_names[1:], q, v, a, t))
+    motion = Prescribed(model.joint_names[1:], q, v, a, t)
+    r = ad.simulate(model, q0, t_final=0.5, dt=DT, method="rk4", controller=motion)
     np.testing.assert_allclose(r.q, q[::2], atol=1e-12)
     np.testing.assert_allclose(r.tau, ad.rnea(model, q[::2], v[::2], a[::2]), rtol=1e-9, atol=1e-9)
 
