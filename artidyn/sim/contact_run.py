@@ -341,7 +341,9 @@ def _names(model, kind):
 
 
 def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
-    """The run of :mod:`artidyn.contact.event_driven`, sampled on the time grid."""
+    """The run of :mod:`artidyn.contact.event_driven`, sampled on the time grid: compiled
+    (:mod:`artidyn.contact.event_compiled`) when the run fits it, else the readable loop."""
+    from ..contact.event_compiled import run_compiled, unfit
     from ..contact.event_driven import EventDriven, check_supported
     from .simulate import coordinate_names, one_state, time_grid
 
@@ -362,16 +364,18 @@ def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
             c = np.broadcast_to(table, (model.nv,))
             tau_of = (lambda tt, qq, vv: c)
     ed = EventDriven(model, s, tau_of, f_ext, friction)
-    out_q, out_v, out_a, out_tau = (np.zeros((S, n)) for n in (model.nq, model.nv, model.nv, model.nv))
+    start = clock()
+    out = None if unfit(model, s, tau) else run_compiled(model, q, v, t, s, tau, f_ext, friction, ed)
+    route = "reference" if out is None else "compiled"
+    if out is None:
+        out = _event_reference(ed, model, q, v, t, tau_of)
+    out_q, out_v, out_a, out_tau, contacts, after, n_events = out
     forces = np.zeros((S, model.nb + 1, 3))
-    contacts, events = [], []
+    events = []
     prev_pairs, prev_modes = set(), {}
     worst = 0.0
-    start = clock()
     for k in range(S):
-        res = ed.dynamics(t[k], q, v, ed.phase(q, v))
-        out_q[k], out_v[k], out_a[k], out_tau[k] = q, v, res.a, tau_of(t[k], q, v)
-        contacts.append(res)
+        res = contacts[k]
         worst = max(worst, float(res.residual))
         world = np.einsum("kij,kj->ki", res.frames, res.forces)
         pairs = set()
@@ -387,11 +391,7 @@ def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
             if prev_modes.get(key) == "stick" and mode == "slide":
                 events.append(ContactEvent(float(t[k]), "slip", model.body_names[key[0]], model.body_names[key[1]]))
         prev_pairs, prev_modes = pairs, modes
-        if k == S - 1:
-            break
-        n_before = len(ed.events)
-        q, v = ed.advance(float(t[k]), q, v, float(t[k + 1]))
-        for te, kind, a, b in ed.events[n_before:]:
+        for te, kind, a, b in after[k]:
             if kind == "limit":           # a: the dof, b: +1 lower, -1 upper
                 events.append(ContactEvent(float(te), kind, _dof_joint(model, a), "lower" if b > 0 else "upper"))
             else:
@@ -402,8 +402,25 @@ def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
     result = SimulationResult(t, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,
                               q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
                               method="event_driven", dt=float(t[1] - t[0]), wall_time=wall,
-                              stats={"accepted_steps": S - 1, "route": "reference", "max_solver_residual": worst,
-                                     "events": len(ed.events)})
+                              stats={"accepted_steps": S - 1, "route": route, "max_solver_residual": worst,
+                                     "events": n_events})
     result.contacts, result.contact_forces, result.events = contacts, forces, events
     result.contact_body_names = list(model.body_names)
     return result
+
+
+def _event_reference(ed, model, q, v, t, tau_of):
+    """The readable loop: (q, v, a, tau samples, the contacts of each sample, the events after each
+    sample, the number of events)."""
+    S = t.size
+    out_q, out_v, out_a, out_tau = (np.zeros((S, n)) for n in (model.nq, model.nv, model.nv, model.nv))
+    contacts, after = [], []
+    for k in range(S):
+        res = ed.dynamics(t[k], q, v, ed.phase(q, v))
+        out_q[k], out_v[k], out_a[k], out_tau[k] = q, v, res.a, tau_of(t[k], q, v)
+        contacts.append(res)
+        n_before = len(ed.events)
+        if k < S - 1:
+            q, v = ed.advance(float(t[k]), q, v, float(t[k + 1]))
+        after.append(ed.events[n_before:])
+    return out_q, out_v, out_a, out_tau, contacts, after, len(ed.events)
