@@ -9,6 +9,7 @@ import artidyn as ad
 from artidyn.contact import ContactSettings
 from artidyn.errors import InputError
 from artidyn.geometry import Box, Capsule, HalfSpace, Sphere
+from artidyn.sim import PD
 
 G = 9.81
 TOL = 1e-10
@@ -56,6 +57,8 @@ def _lying_capsule_q():
 CASES = {
     "bouncing ball": (_ball, np.array([0.0, 0.0, 1.1, 0.0, 0.0, 0.0, 1.0]), np.zeros(6), 4.5,
                       ContactSettings(restitution=0.8)),
+    "Siconos' ball": (_ball, np.array([0.0, 0.0, 1.1, 0.0, 0.0, 0.0, 1.0]), np.zeros(6), 3.0,   # e = 0.9, gap 1
+                      ContactSettings(restitution=0.9)),
     "elastic ball": (_ball, np.array([0.0, 0.0, 0.6, 0.0, 0.0, 0.0, 1.0]), np.array([0, 0, 0, 0.3, 0, 0.0]), 1.5,
                      ContactSettings(restitution=1.0)),
     "sliding puck": (_puck, np.array([0.0, 0.0, 0.025, 0.0, 0.0, 0.0, 1.0]), np.array([0, 0, 0, 2.0, 0, 0.0]), 1.0,
@@ -132,4 +135,28 @@ def test_compiled_route_refusals_and_fallbacks():
                     contact=ContactSettings(impacts="sequential"))
     with pytest.raises(InputError, match="controller="):
         ad.simulate(model, q0, np.zeros(6), t_final=0.1, dt=1e-2, method="event_driven",
-                    contact=ContactSettings(), controller=ad.PD(1.0, 0.1, q0))
+                    contact=ContactSettings(), controller=PD(1.0, 0.1, q0))
+
+
+@pytest.mark.compiles
+@pytest.mark.parametrize("mask", [(1, 1, 1), (1, 0, 1), (0, 1, 0)])
+def test_sliding_problems_equal_the_readable_ones(mask):
+    """The smooth problem with sliding contacts (Lemke on the normal LCP when all slide, projected
+    Gauss-Seidel when some stick) compiled (event_lcp.with_sliding) and readable
+    (contact.dynamics._with_sliding) on a Delassus matrix J M^-1 J^T of three contacts."""
+    from artidyn.contact.dynamics import _with_sliding
+    from artidyn.kernels.event_lcp import with_sliding
+
+    rng = np.random.default_rng(7)
+    J = rng.normal(size=(9, 12))
+    A = rng.normal(size=(12, 12))
+    Gm = J @ np.linalg.solve(A @ A.T + 12 * np.eye(12), J.T)
+    b = np.array([-1.0, 0.3, -0.2, -0.5, 0.1, 0.4, -0.8, -0.3, 0.2])
+    u = rng.normal(size=(3, 3))
+    slide = np.array(mask, dtype=bool)
+    s = ContactSettings(friction=0.4)
+    lam, status, residual = _with_sliding(Gm, b, 0.4, slide, u, s)
+    lam_c, st_c, res_c = with_sliding(Gm, b, 0.4, slide, u, s.tol, s.max_iter)
+    np.testing.assert_allclose(lam_c, lam, rtol=0, atol=1e-12)
+    assert ("ok", "no_solution", "max_iterations", "inconsistent", "indeterminate")[[0, 2, 1, 3, 4][st_c]] == status
+    assert abs(res_c - residual) < 1e-12 and np.abs(lam).max() > 0.1
