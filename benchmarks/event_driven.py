@@ -1,6 +1,7 @@
-"""The event-driven contact run: the readable loop (artidyn.contact.event_driven, inside
-``artidyn.kernels.reference_only()``) against the compiled one (artidyn.kernels.event_run), in one
-process, best of ``--repeat``, on the cases of the event-driven tests.
+"""The event-driven contact run: the readable loop (artidyn.contact.event_driven) as it ran before
+the compiled one (its solver and dynamics terms compiled: route="reference") and all readable
+(inside ``artidyn.kernels.reference_only()``), against the compiled run (artidyn.kernels.event_run),
+in one process, best of ``--repeat``, on the cases of the event-driven tests.
 
     python benchmarks/event_driven.py              # dt = 10 ms (the tests' grid)
     python benchmarks/event_driven.py --dt 1e-3    # a finer grid: more samples, as many events
@@ -18,6 +19,7 @@ import numpy as np
 import artidyn as ad
 from artidyn.contact import ContactSettings
 from artidyn.geometry import Box, HalfSpace, Sphere
+from artidyn.sim.contact_run import simulate_contact
 
 
 def _ball(R=0.1):
@@ -46,8 +48,10 @@ def _stop():
 
 
 CASES = [
-    ("bouncing ball, e = 0.8, 4.5 s", _ball, [0, 0, 1.1, 0, 0, 0, 1], np.zeros(6), 4.5, ContactSettings(restitution=0.8)),
-    ("elastic ball, 1.5 s", _ball, [0, 0, 0.6, 0, 0, 0, 1], [0, 0, 0, 0.3, 0, 0], 1.5, ContactSettings(restitution=1.0)),
+    ("bouncing ball, e = 0.8, 4.5 s", _ball, [0, 0, 1.1, 0, 0, 0, 1], np.zeros(6), 4.5,
+     ContactSettings(restitution=0.8)),
+    ("elastic ball, 1.5 s", _ball, [0, 0, 0.6, 0, 0, 0, 1], [0, 0, 0, 0.3, 0, 0], 1.5,
+     ContactSettings(restitution=1.0)),
     ("sliding puck (4 corners), 1 s", _puck, [0, 0, 0.025, 0, 0, 0, 1], [0, 0, 0, 2, 0, 0], 1.0,
      ContactSettings(friction=0.3)),
     ("ball sliding then rolling, 0.5 s", _ball, [0, 0, 0.1, 0, 0, 0, 1], [0, 0, 0, 2, 0, 0], 0.5,
@@ -72,22 +76,25 @@ def main():
     a = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}; dt = {a.dt:g} s; "
           f"best of {a.repeat}")
-    print(f"{'case':38s} {'events':>7s} {'readable':>10s} {'compiled':>10s} {'speed-up':>9s}")
-    tot_r = tot_c = 0.0
+    print(f"{'case':36s} {'events':>6s} {'readable':>9s} {'(all)':>9s} {'compiled':>9s} {'speed-up':>8s} {'(all)':>6s}")
+    tot_r = tot_a = tot_c = 0.0
     for name, make, q0, v0, tf, s in CASES:
         model = make()
         q0, v0 = np.array(q0, dtype=float), np.array(v0, dtype=float)
 
-        def go():
-            return ad.simulate(model, q0, v0, t_final=tf, dt=a.dt, method="event_driven", contact=s)
+        def go(route="auto"):
+            return simulate_contact(model, q0, v0, t_final=tf, dt=a.dt, method="event_driven", contact=s, route=route)
         run = go()                                   # the compiled kernels loaded
-        assert run.stats["route"] == "compiled"
+        assert run.stats["route"] == "compiled" and go("reference").stats["route"] == "reference"
+        tr = best(lambda: go("reference"), a.repeat)
         with ad.kernels.reference_only():
-            tr = best(go, a.repeat)
+            ta = best(go, a.repeat)
         tc = best(go, a.repeat)
-        tot_r, tot_c = tot_r + tr, tot_c + tc
-        print(f"{name:38s} {run.stats['events']:7d} {tr:9.3f}s {tc * 1e3:8.2f}ms {tr / tc:8.0f}x")
-    print(f"{'all':38s} {'':7s} {tot_r:9.3f}s {tot_c * 1e3:8.2f}ms {tot_r / tot_c:8.0f}x")
+        tot_r, tot_a, tot_c = tot_r + tr, tot_a + ta, tot_c + tc
+        print(f"{name:36s} {run.stats['events']:6d} {tr:8.3f}s {ta:8.3f}s {tc * 1e3:7.2f}ms {tr / tc:7.0f}x "
+              f"{ta / tc:5.0f}x")
+    print(f"{'all':36s} {'':6s} {tot_r:8.3f}s {tot_a:8.3f}s {tot_c * 1e3:7.2f}ms {tot_r / tot_c:7.0f}x "
+          f"{tot_a / tot_c:5.0f}x")
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
 
 

@@ -221,8 +221,9 @@ def with_sliding(G, b, mu, slide, u, tol, max_iter):
                 d = max(abs(G[3 * i, 3 * i]), max(abs(G[3 * i + 1, 3 * i + 1]), abs(G[3 * i + 2, 3 * i + 2])))
                 rr = 1.0 / max(d, 1e-300)
                 ut = math.hypot(acc[1], acc[2])
-                lam[3 * i], lam[3 * i + 1], lam[3 * i + 2] = project_cone3(
-                    lam[3 * i] - rr * (acc[0] + mu * ut), lam[3 * i + 1] - rr * acc[1], lam[3 * i + 2] - rr * acc[2], mu)
+                x0 = lam[3 * i] - rr * (acc[0] + mu * ut)
+                x1, x2 = lam[3 * i + 1] - rr * acc[1], lam[3 * i + 2] - rr * acc[2]
+                lam[3 * i], lam[3 * i + 1], lam[3 * i + 2] = project_cone3(x0, x1, x2, mu)
         step, big = 0.0, 0.0
         for j in range(3 * k):
             step = max(step, abs(lam[j] - old[j]))

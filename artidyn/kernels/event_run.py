@@ -21,7 +21,7 @@ import numpy as np
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .event_laws import impact, settle, stick
 from .event_rows import BAD, contacts_at, frame_of, identify, identities
-from .event_smooth import (BAD_STATE, EVT, FALLBACK, GAP, JL, MAXEV, MU, NONFINITE, OK, SLIDE, TOO_MANY, VEL,
+from .event_smooth import (EVT, FALLBACK, GAP, JL, MAXEV, MU, NONFINITE, OK, SLIDE, TOO_MANY, VEL,
                            active_limits, dynamics, rk4, tau_at)
 from .spatial import all_finite
 

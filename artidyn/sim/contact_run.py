@@ -2,7 +2,9 @@
 
 ``method="moreau_jean"``: the time-stepping scheme of :mod:`artidyn.contact.moreau_jean`, one
 step per ``dt`` (the readable route: a Python loop over steps; collision detection, Jacobians and
-the one-step contact problem at every step).
+the one-step contact problem at every step). ``method="event_driven"``: smooth phases and
+located events (:mod:`artidyn.contact.event_driven`), compiled end to end when the run fits
+(:mod:`artidyn.contact.event_compiled`).
 
 The result holds, besides q, v (``a`` is the mean acceleration of each step, impulses included),
 ``contacts`` (per sample: the :class:`~artidyn.contact.moreau_jean.ActiveContacts` of the step
@@ -117,7 +119,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
             raise InputError("simulate with contact, method 'event_driven': controller=, constraints=, TimeTable "
                              "inputs and f_ext functions run on method 'moreau_jean' (the default); give tau as a "
                              "constant, a table or a function")
-        return _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction)
+        return _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction, route)
     from ..contact.moreau_jean import limit_rows
     if not getattr(model, "collisions", ()) and not (s.joint_limits and limit_rows(model)):
         raise InputError(f"simulate with contact: model '{model.name}' has no collision shapes and no joint limits "
@@ -340,9 +342,10 @@ def _names(model, kind):
     return coordinate_names(model, kind)
 
 
-def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
+def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction, route="auto"):
     """The run of :mod:`artidyn.contact.event_driven`, sampled on the time grid: compiled
-    (:mod:`artidyn.contact.event_compiled`) when the run fits it, else the readable loop."""
+    (:mod:`artidyn.contact.event_compiled`) when the run fits it (``route`` "auto"; "compiled": an
+    error when it does not), else (or with "reference") the readable loop."""
     from ..contact.event_compiled import run_compiled, unfit
     from ..contact.event_driven import EventDriven, check_supported
     from .simulate import coordinate_names, one_state, time_grid
@@ -365,7 +368,10 @@ def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
             tau_of = (lambda tt, qq, vv: c)
     ed = EventDriven(model, s, tau_of, f_ext, friction)
     start = clock()
-    out = None if unfit(model, s, tau) else run_compiled(model, q, v, t, s, tau, f_ext, friction, ed)
+    why = unfit(model, s, tau)
+    if route == "compiled" and why:
+        raise InputError(f"simulate with contact, method 'event_driven': the compiled route does not take {why}")
+    out = None if why or route == "reference" else run_compiled(model, q, v, t, s, tau, f_ext, friction, ed)
     route = "reference" if out is None else "compiled"
     if out is None:
         out = _event_reference(ed, model, q, v, t, tau_of)
