@@ -106,12 +106,15 @@ def run_compiled(model, q, v, t, settings, tau, f_ext, friction, event_driven):
     if code != OK:
         raise SimulationError(f"event-driven: the state became non-finite at t = {t_end:.6g} s")
     contacts = []
+    n = int(OFF[S])                  # views of the logs cut to what the run stored (one copy each)
+    forces, frames, points = CRF[:n, :3].copy(), CRF[:n, 3:12].reshape(-1, 3, 3).copy(), CRF[:n, 12:15].copy()
+    body_a, body_b, modes = CRI[:n, 0].copy(), CRI[:n, 1].copy(), [MODES[m] for m in CRI[:n, 2]]
+    limits = [(int(d), float(sd), float(f)) for d, sd, f in LR[:int(LOFF[S])]]
     for k in range(S):
         o0, o1, l0, l1 = OFF[k], OFF[k + 1], LOFF[k], LOFF[k + 1]
-        contacts.append(ContactDynamicsResult(
-            OA[k].copy(), CRF[o0:o1, :3].copy(), CRF[o0:o1, 3:12].reshape(-1, 3, 3).copy(), CRI[o0:o1, 0].copy(),
-            CRI[o0:o1, 1].copy(), CRF[o0:o1, 12:15].copy(), [MODES[m] for m in CRI[o0:o1, 2]], STATUS[SST[k]],
-            float(SRES[k]), [(int(d), float(sd), float(f)) for d, sd, f in LR[l0:l1]]))
+        contacts.append(ContactDynamicsResult(OA[k], forces[o0:o1], frames[o0:o1], body_a[o0:o1], body_b[o0:o1],
+                                              points[o0:o1], modes[o0:o1], STATUS[SST[k]], float(SRES[k]),
+                                              limits[l0:l1]))
     after = [[] for _ in range(S)]
     nev = int(info[1])
     for te, kind, a, b, k in EV[:nev]:

@@ -383,9 +383,9 @@ def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction, route="au
     for k in range(S):
         res = contacts[k]
         worst = max(worst, float(res.residual))
-        world = np.einsum("kij,kj->ki", res.frames, res.forces)
         pairs = set()
         modes = {}
+        world = np.einsum("kij,kj->ki", res.frames, res.forces) if len(res.modes) else ()
         for a, b, f, mode in zip(res.body_a, res.body_b, world, res.modes):
             forces[k, int(a)] += f
             forces[k, int(b)] -= f
