@@ -67,20 +67,29 @@ CASES = {
                      ContactSettings(friction=0.3)),
     "stop e=0": (_stop_pendulum, np.zeros(1), np.zeros(1), 0.6, ContactSettings(limit_restitution=0.0)),
     "stop e=0.5": (_stop_pendulum, np.zeros(1), np.zeros(1), 0.6, ContactSettings(limit_restitution=0.5)),
+    "pushed ball": (_ball, np.array([0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 1.0]), np.array([0, 0, 0, 0.5, 0, 0.0]), 0.5,
+                    ContactSettings(friction=0.2)),
+    "tumbling box": (_puck, np.array([0.0, 0.0, 0.15, 0.0, np.sin(0.15), 0.0, np.cos(0.15)]),
+                     np.array([0, 0, 0, 0.6, 0, 0.0]), 0.6, ContactSettings(friction=0.5, restitution=0.2)),
     "dropped capsule": (_capsule, _lying_capsule_q() + np.array([0, 0, 0.2, 0, 0, 0, 0]),
                         np.array([0, 0, 0, 0.5, 0, 0.0]), 1.0, ContactSettings(friction=0.5, restitution=0.3)),
 }
 
 
-def run_case(name, reference, t_final=None):
+# the pushed ball: a constant wrench on the ball (its own axes; it rolls, so the force turns with it)
+# and a constant torque about the vertical
+INPUTS = {"pushed ball": dict(tau=np.array([0.0, 0.0, 0.02, 0.0, 0.0, 0.0]),
+                              f_ext=np.array([[0.0] * 6, [0.0, 0.0, 0.0, 1.5, 0.5, 0.0]]))}
+
+
+def run_case(name, reference):
     make, q0, v0, tf, s = CASES[name]
     model = make()
+    kw = INPUTS.get(name, {})
     if reference:
         with ad.kernels.reference_only():
-            return ad.simulate(model, q0, v0, t_final=tf if t_final is None else t_final, dt=1e-2,
-                               method="event_driven", contact=s)
-    return ad.simulate(model, q0, v0, t_final=tf if t_final is None else t_final, dt=1e-2, method="event_driven",
-                       contact=s)
+            return ad.simulate(model, q0, v0, t_final=tf, dt=1e-2, method="event_driven", contact=s, **kw)
+    return ad.simulate(model, q0, v0, t_final=tf, dt=1e-2, method="event_driven", contact=s, **kw)
 
 
 @pytest.mark.parametrize("name", list(CASES))
