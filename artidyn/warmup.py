@@ -179,7 +179,8 @@ def job_simulation():
 
 def job_contact():
     """The compiled Moreau-Jean contact run: spheres, capsules, boxes, a cylinder and a convex mesh
-    on the ground, a limit; the compiled narrow phase's own entry points (GJK/EPA, one pair)."""
+    on the ground, a limit; the compiled narrow phase's own entry points (GJK/EPA, one pair); the
+    compiled event-driven run."""
     import artidyn as ad
     from .contact import ContactSettings
     from .contact.compiled import compiled_contacts, compiled_distance
@@ -223,6 +224,13 @@ def job_contact():
                forces=[ad.Drag(model.body_names[1], 0.1, 0.1)])
     ad.rollout(model, np.stack([q, q]), None, t_final=0.005, dt=1e-3, contact=s,
                constraints=[Point(model.body_names[1], None, target=q[:3])])
+    # the compiled event-driven run (artidyn.kernels.event_run): a ball sliding on the ground
+    ball = ad.ModelBuilder("warm-up ball")
+    ball.add_body("ball", "world", "free", mass=1.0, inertia=inertia)
+    ball.add_collision("ball", Sphere(0.05))
+    ball.add_collision("world", HalfSpace())
+    ad.simulate(ball.build(), np.array([0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 1.0]), np.array([0, 0, 0, 1.0, 0, 0]),
+                t_final=0.02, dt=1e-2, method="event_driven", contact=s)
 
 
 def job_ik():

@@ -24,6 +24,10 @@ limits) are frictionless unilateral constraints on their dofs: a joint reaching 
 event located like an impact (criterion: the gap ``q - lower`` or ``upper - q``), with Newton's law
 and ``limit_restitution`` (recorded as "limit"); a limit at rest carries a force in the smooth
 problem until it lets go.
+
+This class is the readable reference; ``simulate(..., method="event_driven")`` runs its compiled
+twin (the whole run, every event, in one call: :mod:`artidyn.kernels.event_run`) when the run fits
+it, with the same events, times and states (see :mod:`artidyn.contact.event_compiled`).
 """
 from typing import NamedTuple
 

@@ -2,7 +2,9 @@
 
 ``method="moreau_jean"``: the time-stepping scheme of :mod:`artidyn.contact.moreau_jean`, one
 step per ``dt`` (the readable route: a Python loop over steps; collision detection, Jacobians and
-the one-step contact problem at every step).
+the one-step contact problem at every step). ``method="event_driven"``: smooth phases and
+located events (:mod:`artidyn.contact.event_driven`), compiled end to end when the run fits
+(:mod:`artidyn.contact.event_compiled`).
 
 The result holds, besides q, v (``a`` is the mean acceleration of each step, impulses included),
 ``contacts`` (per sample: the :class:`~artidyn.contact.moreau_jean.ActiveContacts` of the step
@@ -120,7 +122,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
         if forces:
             raise InputError("simulate with contact, method 'event_driven': forces= (drag, springs) run on method "
                              "'moreau_jean' (the default)")
-        return _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction)
+        return _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction, route)
     from ..contact.moreau_jean import limit_rows
     if not getattr(model, "collisions", ()) and not (s.joint_limits and limit_rows(model)):
         raise InputError(f"simulate with contact: model '{model.name}' has no collision shapes and no joint limits "
@@ -343,8 +345,11 @@ def _names(model, kind):
     return coordinate_names(model, kind)
 
 
-def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
-    """The run of :mod:`artidyn.contact.event_driven`, sampled on the time grid."""
+def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction, route="auto"):
+    """The run of :mod:`artidyn.contact.event_driven`, sampled on the time grid: compiled
+    (:mod:`artidyn.contact.event_compiled`) when the run fits it (``route`` "auto"; "compiled": an
+    error when it does not), else (or with "reference") the readable loop."""
+    from ..contact.event_compiled import run_compiled, unfit
     from ..contact.event_driven import EventDriven, check_supported
     from .setup import coordinate_names, one_state, time_grid
 
@@ -365,20 +370,25 @@ def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
             c = np.broadcast_to(table, (model.nv,))
             tau_of = (lambda tt, qq, vv: c)
     ed = EventDriven(model, s, tau_of, f_ext, friction)
-    out_q, out_v, out_a, out_tau = (np.zeros((S, n)) for n in (model.nq, model.nv, model.nv, model.nv))
+    start = clock()
+    why = unfit(model, s, tau)
+    if route == "compiled" and why:
+        raise InputError(f"simulate with contact, method 'event_driven': the compiled route does not take {why}")
+    out = None if why or route == "reference" else run_compiled(model, q, v, t, s, tau, f_ext, friction, ed)
+    route = "reference" if out is None else "compiled"
+    if out is None:
+        out = _event_reference(ed, model, q, v, t, tau_of)
+    out_q, out_v, out_a, out_tau, contacts, after, n_events = out
     forces = np.zeros((S, model.nb + 1, 3))
-    contacts, events = [], []
+    events = []
     prev_pairs, prev_modes = set(), {}
     worst = 0.0
-    start = clock()
     for k in range(S):
-        res = ed.dynamics(t[k], q, v, ed.phase(q, v))
-        out_q[k], out_v[k], out_a[k], out_tau[k] = q, v, res.a, tau_of(t[k], q, v)
-        contacts.append(res)
+        res = contacts[k]
         worst = max(worst, float(res.residual))
-        world = np.einsum("kij,kj->ki", res.frames, res.forces)
         pairs = set()
         modes = {}
+        world = np.einsum("kij,kj->ki", res.frames, res.forces) if len(res.modes) else ()
         for a, b, f, mode in zip(res.body_a, res.body_b, world, res.modes):
             forces[k, int(a)] += f
             forces[k, int(b)] -= f
@@ -390,11 +400,7 @@ def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
             if prev_modes.get(key) == "stick" and mode == "slide":
                 events.append(ContactEvent(float(t[k]), "slip", model.body_names[key[0]], model.body_names[key[1]]))
         prev_pairs, prev_modes = pairs, modes
-        if k == S - 1:
-            break
-        n_before = len(ed.events)
-        q, v = ed.advance(float(t[k]), q, v, float(t[k + 1]))
-        for te, kind, a, b in ed.events[n_before:]:
+        for te, kind, a, b in after[k]:
             if kind == "limit":           # a: the dof, b: +1 lower, -1 upper
                 events.append(ContactEvent(float(te), kind, _dof_joint(model, a), "lower" if b > 0 else "upper"))
             else:
@@ -405,8 +411,25 @@ def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction):
     result = SimulationResult(t, out_q, out_v, out_a, out_tau, Energy(kin, pot, kin + pot), model_name=model.name,
                               q_names=coordinate_names(model, "q"), v_names=coordinate_names(model, "v"),
                               method="event_driven", dt=float(t[1] - t[0]), wall_time=wall,
-                              stats={"accepted_steps": S - 1, "route": "reference", "max_solver_residual": worst,
-                                     "events": len(ed.events)})
+                              stats={"accepted_steps": S - 1, "route": route, "max_solver_residual": worst,
+                                     "events": n_events})
     result.contacts, result.contact_forces, result.events = contacts, forces, events
     result.contact_body_names = list(model.body_names)
     return result
+
+
+def _event_reference(ed, model, q, v, t, tau_of):
+    """The readable loop: (q, v, a, tau samples, the contacts of each sample, the events after each
+    sample, the number of events)."""
+    S = t.size
+    out_q, out_v, out_a, out_tau = (np.zeros((S, n)) for n in (model.nq, model.nv, model.nv, model.nv))
+    contacts, after = [], []
+    for k in range(S):
+        res = ed.dynamics(t[k], q, v, ed.phase(q, v))
+        out_q[k], out_v[k], out_a[k], out_tau[k] = q, v, res.a, tau_of(t[k], q, v)
+        contacts.append(res)
+        n_before = len(ed.events)
+        if k < S - 1:
+            q, v = ed.advance(float(t[k]), q, v, float(t[k + 1]))
+        after.append(ed.events[n_before:])
+    return out_q, out_v, out_a, out_tau, contacts, after, len(ed.events)
