@@ -1,0 +1,53 @@
+"""The legged and humanoid MJCF scenes of the gymnasium package (ant, hopper, walker2d, humanoid) on
+their own geoms and floor (issue #32 item 7): each loads, runs on the compiled contact pipeline from
+its reset pose with zero torques, and its torso comes to rest at MuJoCo's height (MuJoCo's contacts
+are soft and its ant geoms carry a 1 cm margin: within a few cm, not equal). The humanoid's thighs
+start inside its pelvis (the file's geoms overlap by about 10 cm at the reset pose): artidyn keeps
+such an overlap, so the penetration bound is on the floor contacts. Not timed.
+"""
+import pathlib
+
+import numpy as np
+import pytest
+
+import artidyn as ad
+
+
+def _benchmark(name):
+    """A module of benchmarks/ by its path (benchmarks/ is not put on sys.path)."""
+    import importlib.util
+    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+gym = _benchmark("gym_scenes")
+
+# (file, shapes)
+CASES = {"ant": ("ant.xml", 14), "hopper": ("hopper.xml", 5), "walker2d": ("walker2d_v5.xml", 8),
+         "humanoid": ("humanoid.xml", 18)}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gym_scene_settles_at_mujocos_height(name):
+    file, shapes = CASES[name]
+    model, mj, q0, dt = gym.gym_scene(file)
+    assert len(model.collisions) == shapes                   # every geom a shape, the floor a half-space
+    assert any(isinstance(c.shape, ad.geometry.HalfSpace) for c in model.collisions)
+    assert ad.within_limits(model, q0)
+    n = int(round(0.4 / dt))
+    t_final = n * dt
+    res = gym.run_artidyn(model, q0, dt, t_final)
+    assert res.q.shape[0] == n + 1 and np.all(np.isfinite(res.q))
+    z = gym.torso_heights(model, res.q)
+    from artidyn.interop import MujocoConverter
+    z_mj = gym.run_mujoco(mj, MujocoConverter(model, mj).to_mj_qpos(q0), t_final)
+    assert z[0] == pytest.approx(z_mj[0], abs=1e-12)          # the same start
+    assert z[-1] < z[0] - 0.03                               # it fell onto the floor ...
+    c = res.contacts[-1]
+    floor = c.gap[(c.body_a == 0) | (c.body_b == 0)]
+    assert len(floor) > 0                                    # ... and stands on it
+    assert floor.min() > -0.015             # penetration: Moreau-Jean's drift, about a step's fall (ant: 10 ms)
+    assert abs(z[-1] - z_mj[-1]) < 0.04                      # MuJoCo's height within a few cm
