@@ -3,7 +3,8 @@ their own geoms and floor (issue #32 item 7): each loads, runs on the compiled c
 its reset pose with zero torques, and its torso comes to rest at MuJoCo's height (MuJoCo's contacts
 are soft and its ant geoms carry a 1 cm margin: within a few cm, not equal). The humanoid's thighs
 start inside its pelvis (the file's geoms overlap by about 10 cm at the reset pose): artidyn keeps
-such an overlap, so the penetration bound is on the floor contacts. Not timed.
+such an overlap, so the penetration bound is on the floor contacts. And a small pile of boxes falling
+on the floor (the benchmark's 100-box pile, smaller): bounded memory and penetration. Not timed.
 """
 import pathlib
 
@@ -51,3 +52,33 @@ def test_gym_scene_settles_at_mujocos_height(name):
     assert len(floor) > 0                                    # ... and stands on it
     assert floor.min() > -0.015             # penetration: Moreau-Jean's drift, about a step's fall (ant: 10 ms)
     assert abs(z[-1] - z_mj[-1]) < 0.04                      # MuJoCo's height within a few cm
+
+
+# --- a pile of boxes (issue #32 item 7): bounded memory, bounded penetration --------------------
+
+piles = _benchmark("pile_scenes")
+
+
+def test_small_pile_runs_in_bounded_memory_with_bounded_penetration():
+    """8 cubes (a 2 x 2 x 2 jittered grid, yawed) falling into a pile on the compiled route, 0.25 s:
+    every step's contacts stay within what the touching pairs can give (a box on the floor 4, two
+    boxes 8), the run's resident memory grows by less than 200 MB, the bottom layer rests on the
+    floor within Moreau-Jean's impact drift (half a step of the landing speed, about 0.5 mm at 1 m/s
+    and 1 ms: no position correction) and no pair sinks more than 3 mm into another while the top
+    layer tumbles into the gaps."""
+    import resource
+    model, mj, q0 = piles.scene(piles.falling(2, 2, 2))
+    assert model.nv == 48 and len(model.collisions) == 9
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    res = piles.run_artidyn(model, q0, 0.25)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mb < 200
+    assert all(len(c.gap) <= 4 * 8 + 8 * 28 for c in res.contacts)
+    assert max(len(c.gap) for c in res.contacts) >= 16          # the bottom four stand on their faces
+    z = res.q[-1].reshape(-1, 7)[:, 2]
+    np.testing.assert_allclose(z[:4], 0.05, atol=1.5e-3)        # the bottom layer on the floor
+    assert np.all(z[4:] > 0.1)                                  # the top layer above it
+    c = res.contacts[-1]
+    floor = c.gap[(c.body_a == 0) | (c.body_b == 0)]
+    assert floor.min() > -1e-3
+    assert min(min(c.gap, default=0.0) for c in res.contacts) > -3e-3
