@@ -112,8 +112,9 @@ def gym_rows(rows, repeat=3, t_final=1.0, verbose=True):
             print("  t (s)        " + " ".join(f"{t:8.2f}" for t in SAMPLES))
             print("  torso z art  " + " ".join(f"{z_art[i]:8.4f}" for i in k))
             print("  torso z mj   " + " ".join(f"{z_mj[i]:8.4f}" for i in k), flush=True)
-        rows.append((f"gymnasium {name}, zero torques, {round(t_final, 2):g} s", t_art / steps * 1e6, t_mj / steps * 1e6,
-                     f"dt {dt * 1e3:g} ms, {nc:.1f} contacts/step; torso z at {round(t_final, 2):g} s {z_art[n - 1]:.3f} m "
+        T = round(t_final, 2)
+        rows.append((f"gymnasium {name}, zero torques, {T:g} s", t_art / steps * 1e6, t_mj / steps * 1e6,
+                     f"dt {dt * 1e3:g} ms, {nc:.1f} contacts/step; torso z at {T:g} s {z_art[n - 1]:.3f} m "
                      f"(MuJoCo {z_mj[n - 1]:.3f}), largest difference {diff.max() * 1e3:.0f} mm; artidyn's deepest "
                      f"penetration {deep * 1e3:.1f} mm"))
     return rows

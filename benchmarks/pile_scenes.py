@@ -158,7 +158,8 @@ def falling_pile(t_final=1.0, repeat=2):
                rss_mj=rss_mb(), deep_art=deep, deep_mj=-deep_m, it=r.stats["solver_iterations"] / steps)
     print(f"100 cubes falling into a pile, {t_final:g} s at 1 ms: artidyn {out['us_art']:.0f} us/step, "
           f"MuJoCo {out['us_mj']:.0f} us/step (ratio {out['us_art'] / out['us_mj']:.2f}); contacts per step "
-          f"artidyn {out['nc_art']:.0f} (most {out['nc_art_max']}, {out['it']:.0f} ADMM it/step), MuJoCo {out['nc_mj']:.0f} (most "
+          f"artidyn {out['nc_art']:.0f} (most {out['nc_art_max']}, {out['it']:.0f} ADMM it/step), "
+          f"MuJoCo {out['nc_mj']:.0f} (most "
           f"{out['nc_mj_max']}); peak RSS {before:.0f} MB before, {rss_a:.0f} MB after artidyn's runs, "
           f"{out['rss_mj']:.0f} MB after MuJoCo's; deepest penetration artidyn {deep * 1e3:.2f} mm, "
           f"MuJoCo {-deep_m * 1e3:.2f} mm", flush=True)
