@@ -5,7 +5,7 @@ geom's friction 0.5) loaded by both, 1 ms steps, the load average printed.
   (a square grid, 2 mm apart), 0.2 s (fewer steps where artidyn's would take more than 20 s):
   microseconds per step, the active contacts per step on both sides and artidyn's ADMM iterations
   per step.
-- 100 cubes (a 5 x 5 x 4 grid, jittered in x, y and yaw by a seeded generator, 2 cm apart and
+- 100 cubes (a 5 x 5 x 4 grid, jittered in x, y and yaw by a seeded generator, 4 cm apart and
   5 cm above each other) falling into a pile, 1 s: microseconds per step, the contacts per step
   (mean and most), the peak resident memory of the process after each side's run and artidyn's
   deepest penetration (MuJoCo's contacts are soft: its deepest is printed beside).
@@ -54,16 +54,17 @@ def resting(n, size=SIZE, gap=0.002):
     return out
 
 
-def falling(nx=5, ny=5, nz=4, size=SIZE, gap=0.02, drop=0.05, seed=0):
-    """Poses of an nx x ny x nz grid of cubes above the floor, jittered in x, y (a fifth of the gap)
-    and yaw (up to 0.3 rad)."""
+def falling(nx=5, ny=5, nz=4, size=SIZE, gap=0.04, drop=0.05, seed=0):
+    """Poses of an nx x ny x nz grid of cubes above the floor, jittered in x, y (a tenth of the gap)
+    and yaw (up to 0.3 rad), none touching another (a cube turned by 0.3 rad reaches 0.626 of its
+    side from its centre along x or y)."""
     rng = np.random.default_rng(seed)
     out = []
     for l in range(nz):
         for j in range(ny):
             for i in range(nx):
-                x = (i - (nx - 1) / 2) * (size + gap) + rng.uniform(-0.2, 0.2) * gap
-                y = (j - (ny - 1) / 2) * (size + gap) + rng.uniform(-0.2, 0.2) * gap
+                x = (i - (nx - 1) / 2) * (size + gap) + rng.uniform(-0.1, 0.1) * gap
+                y = (j - (ny - 1) / 2) * (size + gap) + rng.uniform(-0.1, 0.1) * gap
                 out.append((x, y, size / 2 + drop + l * (size + drop), rng.uniform(-0.3, 0.3)))
     return out
 
