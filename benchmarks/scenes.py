@@ -27,6 +27,10 @@ best of several runs; the load average is printed. The scenes:
   largest base height change, its final xy drift and whether it stood (base within 5 cm of its
   start height).
 
+- the gymnasium package's ant, hopper, walker2d and humanoid on their own geoms and floor, 1 s from
+  their reset pose with zero torques at the file's time step (``gym_scenes.py``: the torso heights
+  over time on both sides).
+
 MuJoCo's contacts are soft (penetration of millimetres) and artidyn's rigid: the table prints the
 largest penetration beside the time. The smooth single runs and rollouts are in ``simulate.py``.
 
@@ -51,6 +55,7 @@ from artidyn.geometry import Collision, HalfSpace, Sphere  # noqa: E402
 from artidyn.sim import PD  # noqa: E402
 from contact import (DT, MU, floating_mjcf, holding_torques, run_artidyn, run_mujoco, setup_mj,  # noqa: E402
                      solo12_artidyn, solo12_mj_state, solo12_mujoco, stack_artidyn, stack_mujoco, standing_state)
+from gym_scenes import gym_rows  # noqa: E402
 from simulate import erd_path, load_average, machine, pure_urdf_root, versions  # noqa: E402
 
 KP, KD = 20.0, 0.5
@@ -371,6 +376,7 @@ def main():
     stack_scene(rows)
     fourbar_scene(rows)
     talos_scene(rows)
+    gym_rows(rows)
     print(f"load average after: {load_average()}")
     print()
     print(f"{'scene':46s} {'artidyn us/step':>16s} {'MuJoCo us/step':>15s} {'ratio':>7s}  notes")

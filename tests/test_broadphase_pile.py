@@ -38,11 +38,11 @@ G = 9.81
 
 def test_49_resting_cubes_run_in_little_memory():
     """49 cubes resting in layers on the ground: the candidate pairs (every cube with every
-    other) could give 49 * 8 + 1176 * 16 contacts, a Delassus matrix of (3 * 19208)^2 floats
-    (26 GiB) if the scratch were sized by them; it holds the few hundred found."""
+    other) could give 49 * 8 + 1176 * 24 contacts, a Delassus matrix of (3 * 28616)^2 floats
+    (55 GiB) if the scratch were sized by them; it holds the few hundred found."""
     from artidyn.contact.compiled import packed_shapes
     model, q = pile(49, "box", gap=0.002)
-    assert packed_shapes(model)[4] == 49 * 8 + 49 * 48 // 2 * 16
+    assert packed_shapes(model)[4] == 49 * 8 + 49 * 48 // 2 * 24     # 16 corners and 8 edge crossings a pair
     r = simulate_contact(model, q, np.zeros(model.nv), 0.0, 0.01, 1e-3, ContactSettings(friction=0.5),
                          route="compiled")
     assert 0 < max(len(c.gap) for c in r.contacts) < 1000
@@ -50,10 +50,10 @@ def test_49_resting_cubes_run_in_little_memory():
 
 
 def test_growing_scratch_and_broad_phase_keep_the_reference_results():
-    """8 boxes on two layers (48 contacts: more than the first room of the scratch, so a step is
-    taken again in a bigger one) and 27 balls in layers: the same contacts, impulses and states as
-    the readable route (which tests every pair)."""
-    model, q = pile(8, "box", gap=0.002)
+    """12 boxes on two layers (9 on the floor, 3 on them: 36 + 12 = 48 contacts, more than the first
+    room of the scratch, so a step is taken again in a bigger one) and 27 balls in layers: the same
+    contacts, impulses and states as the readable route (which tests every pair)."""
+    model, q = pile(12, "box", gap=0.002)
     c, r = both(model, q, np.zeros(model.nv), ContactSettings(friction=0.5), 0.02)
     assert max(len(x.gap) for x in c.contacts) == 48
     assert_same(c, r)

@@ -26,7 +26,7 @@ from .moreau_jean import ActiveContacts, ActiveLimits, StepResult
 KINDS = {Sphere: 0, Capsule: 1, Box: 2, HalfSpace: 3, Cylinder: 4, Mesh: 5}
 # the most contacts a pair may give: (kind a, kind b) unordered
 _MOST = {frozenset([0, 3]): 1, frozenset([1, 3]): 2, frozenset([2, 3]): 8, frozenset([0]): 1, frozenset([0, 1]): 1,
-         frozenset([1]): 1, frozenset([0, 2]): 1, frozenset([2]): 16, frozenset([1, 2]): 4,
+         frozenset([1]): 1, frozenset([0, 2]): 1, frozenset([2]): 24, frozenset([1, 2]): 4,
          frozenset([4, 3]): 16, frozenset([5, 3]): 4}          # cylinder: 2 rims of 8; mesh: MESH_CONTACTS
 _MOST.update({frozenset([a, b]): 4 for a in (4, 5) for b in (0, 1, 2, 4, 5)})   # a manifold: MANIFOLD
 COPLANAR = 1e-6        # two hull triangles whose normals differ by less (rad) and ... are one polygon

@@ -18,11 +18,12 @@ MESH       first vertex row, vertex count, first face, face count (in ``HULL``, 
 :func:`pair_contacts` appends the contacts ``(d, n, p_a, p_b)`` of one pair with ``d <= margin``
 to a buffer, in the order of the reference code (so that both routes build the same contact
 problem): one contact for most pairs, a box's corners or a capsule's end spheres on a half-space,
-the corner-face contacts of two boxes. Two boxes touching edge to edge (no corner over a face), a
-capsule near a box, cylinders and meshes go to :mod:`.convex` (closed forms on a half-space,
-GJK/EPA on the support functions, and a face-on-face manifold otherwise), where the reference
-takes coal's GJK/EPA. :data:`FALLBACK` (the step taken on the reference route) is left for a
-GJK/EPA that does not converge.
+the corners of two boxes over the faces of the separating-axis test's best face axis and the
+crossings of their edges (a face on a rotated face: the corners of the overlap polygon). Two boxes
+within the margin with none of these, a capsule near a box, cylinders and meshes go to
+:mod:`.convex` (closed forms on a half-space, GJK/EPA on the support functions, and a
+face-on-face manifold otherwise), where the reference takes coal's GJK/EPA. :data:`FALLBACK` (the
+step taken on the reference route) is left for a GJK/EPA that does not converge.
 """
 import math
 
@@ -37,6 +38,11 @@ from .convex import convex_contacts, cylinder_on_halfspace, mesh_on_halfspace
 
 TINY = 1e-12
 TIE = 1e-12
+EDGE_PARALLEL = 1e-9      # two box edges closer to parallel (sin of their angle) have no crossing
+EDGE_END = 1e-9           # an edge crossing within this fraction of an edge's end is a corner's
+EDGE_CONTACTS = 8         # the most edge crossings of two boxes (a face on a rotated face: 8)
+FACE_BIAS = 1e-6          # m: a face axis within this of the best edge axis is taken (faces first)
+SAME_POINT = 1e-9         # m: a corner of b this close to a contact already found is that contact
 
 
 @nb.njit
@@ -207,32 +213,38 @@ def _sphere_box(CC, k, r, Ta, SH, j, Tb, margin):
 
 
 @nb.njit
+def _axis_gap(ha, Ta, hb, Tb, ax):
+    """The gap of two boxes (half sides ha, hb) along axis ax of the separating-axis test (0 .. 2:
+    a's face normals, 3 .. 5: b's, 6 .. 14: an edge of a times an edge of b; -1e300 for parallel
+    edges), as the reference's ``box_axis_gaps``."""
+    d0, d1, d2 = Tb[0, 3] - Ta[0, 3], Tb[1, 3] - Ta[1, 3], Tb[2, 3] - Ta[2, 3]
+    if ax < 3:
+        l0, l1, l2 = Ta[0, ax], Ta[1, ax], Ta[2, ax]
+    elif ax < 6:
+        l0, l1, l2 = Tb[0, ax - 3], Tb[1, ax - 3], Tb[2, ax - 3]
+    else:
+        a, b = (ax - 6) // 3, (ax - 6) % 3
+        x0, x1, x2 = Ta[0, a], Ta[1, a], Ta[2, a]
+        y0, y1, y2 = Tb[0, b], Tb[1, b], Tb[2, b]
+        l0, l1, l2 = x1 * y2 - x2 * y1, x2 * y0 - x0 * y2, x0 * y1 - x1 * y0
+        nl = math.sqrt(l0 * l0 + l1 * l1 + l2 * l2)
+        if nl < 1e-9:
+            return -1e300
+        l0, l1, l2 = l0 / nl, l1 / nl, l2 / nl
+    ra = rb = 0.0
+    for c in range(3):
+        ra += ha[c] * abs(Ta[0, c] * l0 + Ta[1, c] * l1 + Ta[2, c] * l2)
+        rb += hb[c] * abs(Tb[0, c] * l0 + Tb[1, c] * l1 + Tb[2, c] * l2)
+    return abs(d0 * l0 + d1 * l1 + d2 * l2) - ra - rb
+
+
+@nb.njit
 def _box_separation(ha, Ta, hb, Tb):
     """A lower bound of the distance of two boxes (half sides ha, hb): the largest gap along the
     15 axes of the separating-axis test (<= 0 when they overlap)."""
-    d0, d1, d2 = Tb[0, 3] - Ta[0, 3], Tb[1, 3] - Ta[1, 3], Tb[2, 3] - Ta[2, 3]
     best = -1e300
     for ax in range(15):
-        if ax < 3:
-            l0, l1, l2 = Ta[0, ax], Ta[1, ax], Ta[2, ax]
-        elif ax < 6:
-            l0, l1, l2 = Tb[0, ax - 3], Tb[1, ax - 3], Tb[2, ax - 3]
-        else:
-            a, b = (ax - 6) // 3, (ax - 6) % 3
-            x0, x1, x2 = Ta[0, a], Ta[1, a], Ta[2, a]
-            y0, y1, y2 = Tb[0, b], Tb[1, b], Tb[2, b]
-            l0, l1, l2 = x1 * y2 - x2 * y1, x2 * y0 - x0 * y2, x0 * y1 - x1 * y0
-            nl = math.sqrt(l0 * l0 + l1 * l1 + l2 * l2)
-            if nl < 1e-9:
-                continue
-            l0, l1, l2 = l0 / nl, l1 / nl, l2 / nl
-        ra = rb = 0.0
-        for c in range(3):
-            ra += ha[c] * abs(Ta[0, c] * l0 + Ta[1, c] * l1 + Ta[2, c] * l2)
-            rb += hb[c] * abs(Tb[0, c] * l0 + Tb[1, c] * l1 + Tb[2, c] * l2)
-        gap = abs(d0 * l0 + d1 * l1 + d2 * l2) - ra - rb
-        if gap > best:
-            best = gap
+        best = max(best, _axis_gap(ha, Ta, hb, Tb, ax))
     return best
 
 
@@ -246,46 +258,143 @@ def _half(SH, i):
 
 
 @nb.njit
+def _corners_on_face(CC, k, SH, A, TA, Bx, TB, axis, margin, flip, k_dup):
+    """Append the corners of box A over face ``axis`` of box Bx (the side facing A's centre) within
+    the margin or inside, not deeper than Bx's smallest half side (as the reference's
+    ``_corners_on_face``); flip: stored as contacts of (Bx, A), a corner within SAME_POINT of the
+    contacts' points on b from k_dup to k left out. The new count or FULL."""
+    h = (SH[Bx, SP], SH[Bx, SP + 1], SH[Bx, SP + 2])
+    hmin = min(h[0], min(h[1], h[2]))
+    j, l = (axis + 1) % 3, (axis + 2) % 3
+    w0, w1, w2 = TA[0, 3] - TB[0, 3], TA[1, 3] - TB[1, 3], TA[2, 3] - TB[2, 3]
+    s_ = 1.0 if w0 * TB[0, axis] + w1 * TB[1, axis] + w2 * TB[2, axis] >= 0 else -1.0
+    m0, m1, m2 = s_ * TB[0, axis], s_ * TB[1, axis], s_ * TB[2, axis]
+    k_end = k
+    for c in range(8):
+        c0, c1, c2 = _corner(SH, A, TA, c)
+        w0, w1, w2 = c0 - TB[0, 3], c1 - TB[1, 3], c2 - TB[2, 3]
+        p = (TB[0, 0] * w0 + TB[1, 0] * w1 + TB[2, 0] * w2, TB[0, 1] * w0 + TB[1, 1] * w1 + TB[2, 1] * w2,
+             TB[0, 2] * w0 + TB[1, 2] * w1 + TB[2, 2] * w2)
+        if abs(p[j]) > h[j] + margin or abs(p[l]) > h[l] + margin:
+            continue
+        d = s_ * p[axis] - h[axis]
+        if d > margin or d < -hmin:
+            continue
+        same = False
+        for kk in range(k_dup, k_end):
+            e0, e1, e2 = c0 - CC[kk, 7], c1 - CC[kk, 8], c2 - CC[kk, 9]
+            if math.sqrt(e0 * e0 + e1 * e1 + e2 * e2) <= SAME_POINT:
+                same = True
+        if same:
+            continue
+        f0, f1, f2 = c0 - d * m0, c1 - d * m1, c2 - d * m2
+        if flip:
+            ok = _put(CC, k, d, -m0, -m1, -m2, f0, f1, f2, c0, c1, c2)
+        else:
+            ok = _put(CC, k, d, m0, m1, m2, c0, c1, c2, f0, f1, f2)
+        if not ok:
+            return FULL
+        k += 1
+    return k
+
+
+@nb.njit
 def _box_box(CC, k, SH, i, Ta, j, Tb, margin, HULL):
-    """The corners of each box over a face of the other, within the margin (as the reference's
-    ``box_box_points``); none while the boxes are within the margin (an edge on an edge): the
-    GJK/EPA contact of :func:`.convex.convex_contacts`, as the reference takes coal's."""
-    if _box_separation(_half(SH, i), Ta, _half(SH, j), Tb) > margin:
+    """Box on box (as the reference's ``box_box_points``): when a face axis separates them best
+    (faces first within FACE_BIAS), the corners of i over the best face of j, then those of j over
+    the best face of i (one already found left out); in every case the crossings of their edges.
+    None while the boxes are within the margin: the GJK/EPA contact of :func:`.convex.convex_contacts`,
+    as the reference takes coal's."""
+    ha, hb = _half(SH, i), _half(SH, j)
+    best, ga, gb, ge, aa, ab = -1e300, -1e300, -1e300, -1e300, 0, 0
+    for ax in range(15):
+        g = _axis_gap(ha, Ta, hb, Tb, ax)
+        best = max(best, g)
+        if ax < 3 and g > ga:
+            ga, aa = g, ax
+        elif 3 <= ax < 6 and g > gb:
+            gb, ab = g, ax - 3
+        elif ax >= 6:
+            ge = max(ge, g)
+    if best > margin:
         return k
     k_start = k
-    for sweep in range(2):
-        A, TA, Bx, TB = (i, Ta, j, Tb) if sweep == 0 else (j, Tb, i, Ta)
-        h = (SH[Bx, SP], SH[Bx, SP + 1], SH[Bx, SP + 2])
-        hmin = min(h[0], min(h[1], h[2]))
-        for c in range(8):
-            c0, c1, c2 = _corner(SH, A, TA, c)
-            w0, w1, w2 = c0 - TB[0, 3], c1 - TB[1, 3], c2 - TB[2, 3]
-            p = (TB[0, 0] * w0 + TB[1, 0] * w1 + TB[2, 0] * w2, TB[0, 1] * w0 + TB[1, 1] * w1 + TB[2, 1] * w2,
-                 TB[0, 2] * w0 + TB[1, 2] * w1 + TB[2, 2] * w2)
-            found, bd, bi, bs = False, 0.0, 0, 1.0
-            for a in range(3):
-                b1, b2 = (a + 1) % 3, (a + 2) % 3
-                if abs(p[b1]) > h[b1] + margin or abs(p[b2]) > h[b2] + margin:
-                    continue
-                s_ = 1.0 if p[a] >= 0 else -1.0
-                d = s_ * p[a] - h[a]
-                if not found or d > bd:
-                    found, bd, bi, bs = True, d, a, s_
-            if not found or bd > margin:
-                continue
-            if abs(p[0]) <= h[0] and abs(p[1]) <= h[1] and abs(p[2]) <= h[2] and bd < -hmin:
-                continue
-            m0, m1, m2 = bs * TB[0, bi], bs * TB[1, bi], bs * TB[2, bi]
-            f0, f1, f2 = c0 - bd * m0, c1 - bd * m1, c2 - bd * m2
-            if sweep == 0:
-                ok = _put(CC, k, bd, m0, m1, m2, c0, c1, c2, f0, f1, f2)
-            else:
-                ok = _put(CC, k, bd, -m0, -m1, -m2, f0, f1, f2, c0, c1, c2)
-            if not ok:
-                return FULL
-            k += 1
+    if max(ga, gb) + FACE_BIAS >= ge:
+        k = _corners_on_face(CC, k, SH, i, Ta, j, Tb, ab, margin, False, k)
+        if k == FULL:
+            return FULL
+        k = _corners_on_face(CC, k, SH, j, Tb, i, Ta, aa, margin, True, k_start)
+        if k == FULL:
+            return FULL
+    k = _box_edges(CC, k, SH, i, Ta, j, Tb, margin)
+    if k == FULL:
+        return FULL
     if k == k_start:
         return convex_contacts(CC, k, SH, i, Ta, j, Tb, margin, HULL)
+    return k
+
+
+@nb.njit
+def _within(SH, s, T, x0, x1, x2, margin):
+    """True when the point x lies in box s placed at T, widened by margin."""
+    w0, w1, w2 = x0 - T[0, 3], x1 - T[1, 3], x2 - T[2, 3]
+    for c in range(3):
+        if abs(T[0, c] * w0 + T[1, c] * w1 + T[2, c] * w2) > SH[s, SP + c] + margin:
+            return False
+    return True
+
+
+@nb.njit
+def _box_edges(CC, k, SH, i, Ta, j, Tb, margin):
+    """The crossings of an edge of box i (a) with an edge of box j (b) within the margin (as the
+    reference's ``box_edge_points``): the closest points of the two edges' lines when both lie
+    inside their edges (not at a corner) and each in the other box (widened by the margin), the
+    normal along their cross product away from b's centre; none deeper than the smallest half side,
+    at most EDGE_CONTACTS."""
+    hmin = min(min(SH[i, SP], SH[i, SP + 1]), min(min(SH[i, SP + 2], SH[j, SP]), min(SH[j, SP + 1], SH[j, SP + 2])))
+    found = 0
+    for ca in range(8):
+        for ba in (4, 2, 1):
+            if ca & ba:
+                continue
+            p0, p1, p2 = _corner(SH, i, Ta, ca)
+            e0, e1, e2 = _corner(SH, i, Ta, ca | ba)
+            e0, e1, e2 = e0 - p0, e1 - p1, e2 - p2
+            for cb in range(8):
+                for bb in (4, 2, 1):
+                    if cb & bb:
+                        continue
+                    r0, r1, r2 = _corner(SH, j, Tb, cb)
+                    f0, f1, f2 = _corner(SH, j, Tb, cb | bb)
+                    f0, f1, f2 = f0 - r0, f1 - r1, f2 - r2
+                    n0, n1, n2 = e1 * f2 - e2 * f1, e2 * f0 - e0 * f2, e0 * f1 - e1 * f0
+                    nn = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+                    ee, ff, ef = e0 * e0 + e1 * e1 + e2 * e2, f0 * f0 + f1 * f1 + f2 * f2, e0 * f0 + e1 * f1 + e2 * f2
+                    if nn <= EDGE_PARALLEL * math.sqrt(ee * ff):
+                        continue
+                    w0, w1, w2 = p0 - r0, p1 - r1, p2 - r2
+                    we, wf = w0 * e0 + w1 * e1 + w2 * e2, w0 * f0 + w1 * f1 + w2 * f2
+                    den = ee * ff - ef * ef
+                    s_ = (ef * wf - ff * we) / den
+                    t_ = (ee * wf - ef * we) / den
+                    if not (EDGE_END < s_ < 1.0 - EDGE_END and EDGE_END < t_ < 1.0 - EDGE_END):
+                        continue
+                    a0, a1, a2 = p0 + s_ * e0, p1 + s_ * e1, p2 + s_ * e2
+                    b0, b1, b2 = r0 + t_ * f0, r1 + t_ * f1, r2 + t_ * f2
+                    if not (_within(SH, j, Tb, a0, a1, a2, margin) and _within(SH, i, Ta, b0, b1, b2, margin)):
+                        continue
+                    n0, n1, n2 = n0 / nn, n1 / nn, n2 / nn
+                    if (b0 - Tb[0, 3]) * n0 + (b1 - Tb[1, 3]) * n1 + (b2 - Tb[2, 3]) * n2 < 0.0:
+                        n0, n1, n2 = -n0, -n1, -n2
+                    d = (a0 - b0) * n0 + (a1 - b1) * n1 + (a2 - b2) * n2
+                    if d > margin or d < -hmin:
+                        continue
+                    if not _put(CC, k, d, n0, n1, n2, a0, a1, a2, b0, b1, b2):
+                        return FULL
+                    k += 1
+                    found += 1
+                    if found == EDGE_CONTACTS:
+                        return k
     return k
 
 
