@@ -145,7 +145,7 @@ class Prescribed(_Tracking):
 
     def __init__(self, joints, q_ref: ArrayLike, v_ref: ArrayLike | None = None, a_ref: ArrayLike | None = None,
                  t_ref: ArrayLike | None = None) -> None:
-        names = [joints] if isinstance(joints, str) else list(joints)
+        names = [joints] if isinstance(joints, str) else list(joints) if isinstance(joints, (list, tuple)) else []
         if not names or not all(isinstance(n, str) for n in names):
             raise InputError(f"Prescribed: joints must be a joint name or a list of joint names, got {joints!r}")
         self.joints = names
