@@ -89,7 +89,8 @@ def box_box_points(a, T_a, b, T_b, margin):
     """Box on box. When a face axis separates the two boxes best (the separating-axis test,
     :func:`box_axis_gaps`, faces taken first within ``FACE_BIAS``): the corners of a over the
     best face of b, then those of b over the best face of a (one already found left out), within
-    ``margin`` of the face or inside; in every case the crossings of their edges
+    ``margin`` of the face or inside; unless four corners of one box were found (its face lies
+    wholly on the other's: that face is the overlap), the crossings of their edges
     (:func:`box_edge_points`: a face resting on a rotated face gives the other corners of the
     overlap polygon, two edges across each other their closest points). None found: the single
     GJK/EPA point of coal."""
@@ -97,10 +98,14 @@ def box_box_points(a, T_a, b, T_b, margin):
     out = []
     if g[:6].max() + FACE_BIAS >= g[6:].max():
         out += _corners_on_face(a, T_a, b, T_b, int(np.argmax(g[3:6])), margin)
-        found = [x[3] for x in out]
+        if len(out) >= 4:               # a whole face of a over b's: the overlap is that face
+            return out
+        found, n_a = [x[3] for x in out], len(out)
         for d, m, c, f in _corners_on_face(b, T_b, a, T_a, int(np.argmax(g[:3])), margin):
             if not any(np.linalg.norm(c - x) <= SAME_POINT for x in found):
                 out.append((d, -m, f, c))
+        if len(out) - n_a >= 4:
+            return out
     out += box_edge_points(a, T_a, b, T_b, margin)
     if out:
         return out

@@ -302,7 +302,8 @@ def _corners_on_face(CC, k, SH, A, TA, Bx, TB, axis, margin, flip, k_dup):
 def _box_box(CC, k, SH, i, Ta, j, Tb, margin, HULL):
     """Box on box (as the reference's ``box_box_points``): when a face axis separates them best
     (faces first within FACE_BIAS), the corners of i over the best face of j, then those of j over
-    the best face of i (one already found left out); in every case the crossings of their edges.
+    the best face of i (one already found left out), and the crossings of their edges unless four
+    corners of one box were found (its face lies wholly on the other's: that face is the overlap).
     None while the boxes are within the margin: the GJK/EPA contact of :func:`.convex.convex_contacts`,
     as the reference takes coal's."""
     ha, hb = _half(SH, i), _half(SH, j)
@@ -323,9 +324,14 @@ def _box_box(CC, k, SH, i, Ta, j, Tb, margin, HULL):
         k = _corners_on_face(CC, k, SH, i, Ta, j, Tb, ab, margin, False, k)
         if k == FULL:
             return FULL
+        if k - k_start >= 4:           # a whole face of i over j's: the overlap is that face
+            return k
+        k1 = k
         k = _corners_on_face(CC, k, SH, j, Tb, i, Ta, aa, margin, True, k_start)
         if k == FULL:
             return FULL
+        if k - k1 >= 4:
+            return k
     k = _box_edges(CC, k, SH, i, Ta, j, Tb, margin)
     if k == FULL:
         return FULL
