@@ -41,6 +41,18 @@ CALLS = [
                              "m = b.build(); q = ad.neutral(m); q[2] = 0.5; "
                              "ad.simulate(m, q, np.zeros(6), t_final=0.5, dt=1e-3, "
                              "contact=ContactSettings(friction=0.3, restitution=0.8))"),
+    ("event-driven run (a ball)", "import numpy as np, artidyn as ad; from artidyn.geometry import Sphere, HalfSpace; "
+                                  "from artidyn.contact import ContactSettings; b = ad.ModelBuilder('ball'); "
+                                  "b.add_body('ball', 'world', 'free', mass=1.0, inertia=np.eye(3) * 4e-3); "
+                                  "b.add_collision('ball', Sphere(0.1)); b.add_collision('world', HalfSpace()); "
+                                  "m = b.build(); q = ad.neutral(m); q[2] = 0.5; "
+                                  "ad.simulate(m, q, np.zeros(6), t_final=0.5, dt=1e-2, method='event_driven', "
+                                  "contact=ContactSettings(friction=0.3, restitution=0.8))"),
+    ("prescribed motion + drag", "import numpy as np, artidyn as ad; from artidyn.sim import Prescribed; "
+                                 "m = ad.models.cart_pendulum(); t = np.linspace(0, 0.1, 201); "
+                                 "x = np.stack([0.1 * np.sin(6 * t), 0 * t], 1); "
+                                 "ad.simulate(m, [0.0, 0.3], t_final=0.1, dt=1e-3, controller=Prescribed('slider', x, "
+                                 "t_ref=t), forces=[ad.Drag(m.body_names[2], quadratic=0.1)])"),
     ("contact run, PD + Python tau", "import numpy as np, artidyn as ad; "
                                      "from artidyn.geometry import Sphere, HalfSpace; "
                                      "from artidyn.contact import ContactSettings; from artidyn.sim import PD; "
