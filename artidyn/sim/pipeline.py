@@ -132,8 +132,11 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
             if code == K.OK:
                 break
             if code == K.CODE_FULL:
-                CI, CF = _grow(CI, CI.shape[0] + P.cap + 1), _grow(CF, CF.shape[0] + P.cap + 1)
-                LI, LF = _grow(LI, LI.shape[0] + 2 * len(P.LIM) + 1), _grow(LF, LF.shape[0] + 2 * len(P.LIM) + 1)
+                # the log that is full: a step adds at most P.cap contacts and 2 per limit row
+                if int(info[K.I_NC]) + P.cap + 1 > CI.shape[0]:
+                    CI, CF = _grow(CI, CI.shape[0] + P.cap + 1), _grow(CF, CF.shape[0] + P.cap + 1)
+                if int(info[K.I_NL]) + 2 * len(P.LIM) + 1 > LI.shape[0]:
+                    LI, LF = _grow(LI, LI.shape[0] + 2 * len(P.LIM) + 1), _grow(LF, LF.shape[0] + 2 * len(P.LIM) + 1)
                 k0 = k
                 continue
             if code == R.PY_ERROR:
