@@ -143,6 +143,27 @@ def test_joint_limit_stops_and_buffers_grow():
     assert [e.kind for e in c.events][:1] == ["limit"]
 
 
+def test_a_full_limit_log_grows_alone(monkeypatch):
+    """The same pendulum on its stop, 2000 steps: its limit log fills again and again (doubled each
+    time) while the contact log, which no step uses, keeps its first size (it was doubled at every
+    refill of the limit log: a robot resting on 17 limits spent 2.9 ms a step copying it)."""
+    from artidyn.sim import pipeline
+    b = ad.ModelBuilder("pendulum_stop", gravity=(0.0, 0.0, -G))
+    b.add_body("link", "world", "revolute", joint_name="hinge", axis=(0, 1, 0), mass=1.0, com=(0.5, 0, 0),
+               inertia=np.diag([1e-4, 1e-4, 1e-4]), lower=-np.radians(120.0), upper=np.radians(30.0))
+    b.add_collision("link", Sphere(0.05), xyz=(1.0, 0.0, 0.0))
+    b.add_collision("world", HalfSpace((0.0, 0.0, 1.0), -5.0))
+    model = b.build()
+    grown = []
+    real = pipeline._grow
+    monkeypatch.setattr(pipeline, "_grow", lambda a, rows: grown.append((a.ndim, a.dtype.kind)) or real(a, rows))
+    c = simulate_contact(model, np.array([np.radians(30.0)]), np.zeros(1), 0.0, 2.0, 1e-3, ContactSettings(),
+                         route="compiled")
+    assert len(c.t) == 2001 and [e.kind for e in c.events] == ["limit"]
+    np.testing.assert_allclose(c.q[:, 0], np.radians(30.0), atol=1e-9)             # on its stop throughout
+    assert grown and set(grown) == {(1, "i"), (2, "f")}     # LI (k,) int and LF (k, 3): never CI, CF
+
+
 def test_gapped_cradle_sphere_pairs():
     model = cradle(gap=2e-3)
     c, r = both(model, np.zeros(3), np.array([1.0, 0.0, 0.0]), ContactSettings(restitution=1.0), 0.02, dt=1e-4)
