@@ -251,8 +251,9 @@ def job_ik():
 JOBS = {"dynamics": job_dynamics, "batches": job_batches, "derivatives": job_derivatives,
         "constrained": job_constrained, "analytical": job_analytical, "simulation": job_simulation,
         "contact": job_contact, "ik": job_ik}
-# the longest first, so that the last job to start is a short one
-ORDER = ("batches", "constrained", "simulation", "derivatives", "contact", "analytical", "dynamics", "ik")
+# the longest first, so that the last job to start is a short one (measured on 2 cores: contact
+# 183 s, batches 85, constrained 68, simulation 50, analytical 46, ik 14, derivatives 3, dynamics 0)
+ORDER = ("contact", "batches", "constrained", "simulation", "analytical", "ik", "derivatives", "dynamics")
 
 
 # --- the marker ----------------------------------------------------------------------------------

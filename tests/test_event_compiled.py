@@ -55,7 +55,7 @@ def _lying_capsule_q():
 
 # (name, model, q0, v0, t_final, settings): the cases of tests/test_event_driven.py, and a capsule
 CASES = {
-    "bouncing ball": (_ball, np.array([0.0, 0.0, 1.1, 0.0, 0.0, 0.0, 1.0]), np.zeros(6), 4.5,
+    "bouncing ball": (_ball, np.array([0.0, 0.0, 1.1, 0.0, 0.0, 0.0, 1.0]), np.zeros(6), 2.5,
                       ContactSettings(restitution=0.8)),
     "Siconos' ball": (_ball, np.array([0.0, 0.0, 1.1, 0.0, 0.0, 0.0, 1.0]), np.zeros(6), 3.0,   # e = 0.9, gap 1
                       ContactSettings(restitution=0.9)),
@@ -67,7 +67,7 @@ CASES = {
                      ContactSettings(friction=0.3)),
     "stop e=0": (_stop_pendulum, np.zeros(1), np.zeros(1), 0.6, ContactSettings(limit_restitution=0.0)),
     "stop e=0.5": (_stop_pendulum, np.zeros(1), np.zeros(1), 0.6, ContactSettings(limit_restitution=0.5)),
-    "pushed ball": (_ball, np.array([0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 1.0]), np.array([0, 0, 0, 0.5, 0, 0.0]), 0.5,
+    "pushed ball": (_ball, np.array([0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 1.0]), np.array([0, 0, 0, 0.5, 0, 0.0]), 0.25,
                     ContactSettings(friction=0.2)),
     "tumbling box": (_puck, np.array([0.0, 0.0, 0.15, 0.0, np.sin(0.15), 0.0, np.cos(0.15)]),
                      np.array([0, 0, 0, 0.6, 0, 0.0]), 0.6, ContactSettings(friction=0.5, restitution=0.2)),
