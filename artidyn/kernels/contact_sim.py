@@ -89,6 +89,26 @@ def _rows(B, body, p0, p1, p2, sign, Jst, r0, T4):
 
 
 @nb.njit
+def contact_frame_rows(B, CC, CI, c, J, r0, T4):
+    """J rows r0 .. r0 + 2 <- the rows of contact c (CC: gap, normal, point on a, point on b; CI:
+    body_a, body_b) in its frame (n, t1, t2): the relative velocity u = J v of its point on a
+    against its point on b, along the normal and the two tangents."""
+    nv = J.shape[1]
+    for r in range(3):
+        for k in range(nv):
+            J[r0 + r, k] = 0.0
+    _rows(B, CI[c, 0], CC[c, 4], CC[c, 5], CC[c, 6], 1.0, J, r0, T4)
+    _rows(B, CI[c, 1], CC[c, 7], CC[c, 8], CC[c, 9], -1.0, J, r0, T4)
+    n0, n1, n2 = CC[c, 1], CC[c, 2], CC[c, 3]
+    t0, t1, t2, s0, s1, s2 = _frame(n0, n1, n2)
+    for k in range(nv):
+        x, y, z = J[r0, k], J[r0 + 1, k], J[r0 + 2, k]
+        J[r0, k] = n0 * x + n1 * y + n2 * z
+        J[r0 + 1, k] = t0 * x + t1 * y + t2 * z
+        J[r0 + 2, k] = s0 * x + s1 * y + s2 * z
+
+
+@nb.njit
 def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, out_q, out_v, CC, CI, res, info2,
          prev, energy):
     """One step from (q, v): out_q, out_v the next state; dx (nv) a damping implicit in the step
@@ -166,18 +186,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     PK, pcount = prev[0], prev[4]
     for c in range(kc):
         r0 = 3 * na
-        for r in range(3):
-            for k in range(nv):
-                Jall[r0 + r, k] = 0.0
-        _rows(B, CI[c, 0], CC[c, 4], CC[c, 5], CC[c, 6], 1.0, Jall, r0, T4)
-        _rows(B, CI[c, 1], CC[c, 7], CC[c, 8], CC[c, 9], -1.0, Jall, r0, T4)
-        n0, n1, n2 = CC[c, 1], CC[c, 2], CC[c, 3]
-        t0, t1, t2, s0, s1, s2 = _frame(n0, n1, n2)
-        for k in range(nv):
-            x, y, z = Jall[r0, k], Jall[r0 + 1, k], Jall[r0 + 2, k]
-            Jall[r0, k] = n0 * x + n1 * y + n2 * z
-            Jall[r0 + 1, k] = t0 * x + t1 * y + t2 * z
-            Jall[r0 + 2, k] = s0 * x + s1 * y + s2 * z
+        contact_frame_rows(B, CC, CI, c, Jall, r0, T4)
         un = 0.0
         for k in range(nv):
             un += Jall[r0, k] * v[k]

@@ -10,6 +10,7 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
+from .contact_admm import project_k
 
 CONVERGED, MAX_ITERATIONS, NO_SOLUTION = 0, 1, 2
 ST_OK, ST_INCONSISTENT, ST_INDETERMINATE = 0, 3, 4      # the status codes of a smooth problem
@@ -165,19 +166,6 @@ def is_p_matrix(A):
 
 
 @nb.njit
-def project_cone3(n, t1, t2, mu):
-    """The projection of (n, t1, t2) onto the Coulomb cone |t| <= mu n."""
-    nt = math.sqrt(t1 * t1 + t2 * t2)
-    if nt <= mu * n and n >= 0:
-        return n, t1, t2
-    if mu * nt <= -n:
-        return 0.0, 0.0, 0.0
-    n2 = max((n + mu * nt) / (1 + mu ** 2), 0.0)
-    s = nt if nt > 0 else 1.0
-    return n2, mu * n2 * (t1 / s), mu * n2 * (t2 / s)
-
-
-@nb.njit
 def with_sliding(G, b, mu, slide, u, tol, max_iter):
     """Forces of a smooth problem with sliding contacts (lambda_t = -mu lambda_n u_t / |u_t|):
     (lam, status, residual). Only sliding: the normal LCP by Lemke and the P-matrix test; mixed:
@@ -223,7 +211,7 @@ def with_sliding(G, b, mu, slide, u, tol, max_iter):
                 ut = math.hypot(acc[1], acc[2])
                 x0 = lam[3 * i] - rr * (acc[0] + mu * ut)
                 x1, x2 = lam[3 * i + 1] - rr * acc[1], lam[3 * i + 2] - rr * acc[2]
-                lam[3 * i], lam[3 * i + 1], lam[3 * i + 2] = project_cone3(x0, x1, x2, mu)
+                lam[3 * i], lam[3 * i + 1], lam[3 * i + 2] = project_k(x0, x1, x2, mu)
         step, big = 0.0, 0.0
         for j in range(3 * k):
             step = max(step, abs(lam[j] - old[j]))

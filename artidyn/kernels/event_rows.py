@@ -20,7 +20,7 @@ from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .broadphase import overlap, world_bounds
 from .constrained import point_bias
 from .contact_geometry import CAPSULE, FALLBACK, FULL, SB, SK, SP, SPHERE, pair_contacts
-from .contact_sim import _frame, _rows
+from .contact_sim import _frame, contact_frame_rows
 from .kinematics import body_rotation, frame_state, placements_state
 from .pack import IV, P0, V
 from .spatial import load_q
@@ -79,15 +79,7 @@ def contact_set(B, SH, PL, HULL, PAIRS, cap, v, margin):
         k = k1
     for c in range(k):
         r0 = 3 * c
-        _rows(B, CI[c, 0], CC[c, 4], CC[c, 5], CC[c, 6], 1.0, J, r0, T4)
-        _rows(B, CI[c, 1], CC[c, 7], CC[c, 8], CC[c, 9], -1.0, J, r0, T4)
-        n0, n1, n2 = CC[c, 1], CC[c, 2], CC[c, 3]
-        t0, t1, t2, s0, s1, s2 = _frame(n0, n1, n2)
-        for j in range(nv):
-            x, y, z = J[r0, j], J[r0 + 1, j], J[r0 + 2, j]
-            J[r0, j] = n0 * x + n1 * y + n2 * z
-            J[r0 + 1, j] = t0 * x + t1 * y + t2 * z
-            J[r0 + 2, j] = s0 * x + s1 * y + s2 * z
+        contact_frame_rows(B, CC, CI, c, J, r0, T4)
         for r in range(3):
             x = 0.0
             for j in range(nv):

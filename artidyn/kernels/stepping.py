@@ -38,8 +38,7 @@ from .pack import C as SCRATCH, IQ, IV, PARENT, RA, V as TWIST
 from .rnea import rnea_state
 from .spatial import FMA, all_finite, joint_motion, joint_transform, load_q, motion_to_child
 from .types import FRICTION, HAS_FEXT, NO_COULOMB
-from .slots import PRESCRIBED
-from .slots import (BAD_INPUT, CF_ATOL, CF_BSCALE, CI_BALANCE, DIVERGED, SF_ABSW, SF_BE0, SF_EXCESS,
+from .slots import (PRESCRIBED, BAD_INPUT, CF_ATOL, CF_BSCALE, CI_BALANCE, DIVERGED, SF_ABSW, SF_BE0, SF_EXCESS,
                     SF_KMAX, SF_P1, SF_WORK, SI_CHECKS, CF_DT, CF_ENERGY_TOL, CF_ESCALE, CF_RTOL, CF_SIZE, CF_T0, CI_CLAMP_SAMPLES,
                     CI_CONSERVATIVE, CI_COULOMB, CI_CTRL, CI_EVERY, CI_FEXT, CI_FRICTION, CI_MAX_STEPS, CI_METHOD,
                     CI_NSTEPS, CI_RECORD, CI_SIZE, CI_STEP_LIMIT, CI_TAU, COMPUTED_TORQUE, CONSTANT, DOPRI5, DP_A,
