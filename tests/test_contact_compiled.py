@@ -148,12 +148,8 @@ def test_a_full_limit_log_grows_alone(monkeypatch):
     time) while the contact log, which no step uses, keeps its first size (it was doubled at every
     refill of the limit log: a robot resting on 17 limits spent 2.9 ms a step copying it)."""
     from artidyn.sim import pipeline
-    b = ad.ModelBuilder("pendulum_stop", gravity=(0.0, 0.0, -G))
-    b.add_body("link", "world", "revolute", joint_name="hinge", axis=(0, 1, 0), mass=1.0, com=(0.5, 0, 0),
-               inertia=np.diag([1e-4, 1e-4, 1e-4]), lower=-np.radians(120.0), upper=np.radians(30.0))
-    b.add_collision("link", Sphere(0.05), xyz=(1.0, 0.0, 0.0))
-    b.add_collision("world", HalfSpace((0.0, 0.0, 1.0), -5.0))
-    model = b.build()
+    from test_event_driven import _stop_pendulum
+    model = _stop_pendulum()                  # with a ball on the link, far above the ground
     grown = []
     real = pipeline._grow
     monkeypatch.setattr(pipeline, "_grow", lambda a, rows: grown.append((a.ndim, a.dtype.kind)) or real(a, rows))

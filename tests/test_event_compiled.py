@@ -8,27 +8,12 @@ import pytest
 import artidyn as ad
 from artidyn.contact import ContactSettings
 from artidyn.errors import InputError
-from artidyn.geometry import Box, Capsule, HalfSpace, Sphere
+from artidyn.geometry import Capsule, HalfSpace
 from artidyn.sim import PD
+from test_event_driven import _ball, _puck, _stop_pendulum
 
 G = 9.81
 TOL = 1e-10
-
-
-def _ball(R=0.1, m=1.0):
-    b = ad.ModelBuilder("ball")
-    b.add_body("ball", "world", "free", mass=m, inertia=np.eye(3) * 0.4 * m * R * R)
-    b.add_collision("ball", Sphere(R))
-    b.add_collision("world", HalfSpace(normal=(0, 0, 1)))
-    return b.build()
-
-
-def _puck():
-    b = ad.ModelBuilder("puck")
-    b.add_body("puck", "world", "free", mass=1.0, inertia=np.eye(3) * 0.01)
-    b.add_collision("puck", Box((0.2, 0.2, 0.05)))
-    b.add_collision("world", HalfSpace(normal=(0, 0, 1)))
-    return b.build()
 
 
 def _capsule():
@@ -36,15 +21,6 @@ def _capsule():
     b.add_body("capsule", "world", "free", mass=1.0, inertia=np.diag([0.01, 0.01, 0.004]))
     b.add_collision("capsule", Capsule(0.05, 0.3))
     b.add_collision("world", HalfSpace(normal=(0, 0, 1)))
-    return b.build()
-
-
-def _stop_pendulum():
-    b = ad.ModelBuilder("pendulum_stop")
-    b.add_body("link", "world", "revolute", joint_name="hinge", axis=(0, 1, 0), mass=1.0, com=(0.5, 0, 0),
-               inertia=np.diag([1e-4, 1e-4, 1e-4]), lower=-np.radians(120.0), upper=np.radians(30.0))
-    b.add_collision("link", Sphere(0.05), xyz=(0.5, 0.0, 0.0))
-    b.add_collision("world", HalfSpace(normal=(0, 0, 1), offset=-2.0))
     return b.build()
 
 

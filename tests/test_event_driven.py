@@ -20,6 +20,14 @@ def _ball(R=0.1, m=1.0):
     return b.build()
 
 
+def _puck():
+    b = ad.ModelBuilder("puck")
+    b.add_body("puck", "world", "free", mass=1.0, inertia=np.eye(3) * 0.01)
+    b.add_collision("puck", Box((0.2, 0.2, 0.05)))
+    b.add_collision("world", HalfSpace(normal=(0, 0, 1)))
+    return b.build()
+
+
 def test_bouncing_ball_impact_times_and_zeno():
     """Dropped from h with restitution e: impacts at t1 = sqrt(2h/g), then every 2 t1 e^k later
     (closed form) to 1e-8 s; they accumulate at t1 (1 + e) / (1 - e); the run passes that time
@@ -52,11 +60,7 @@ def test_puck_stops_at_the_closed_form_time_and_distance():
     """A box (four corner contacts) launched at v0 slides with a = -mu g and sticks at v0 / (mu g),
     after v0^2 / (2 mu g): the stick events are located there and it stays."""
     mu, v0 = 0.3, 2.0
-    b = ad.ModelBuilder("puck")
-    b.add_body("puck", "world", "free", mass=1.0, inertia=np.eye(3) * 0.01)
-    b.add_collision("puck", Box((0.2, 0.2, 0.05)))
-    b.add_collision("world", HalfSpace(normal=(0, 0, 1)))
-    run = ad.simulate(b.build(), np.array([0.0, 0.0, 0.025, 0.0, 0.0, 0.0, 1.0]), np.array([0, 0, 0, v0, 0, 0.0]),
+    run = ad.simulate(_puck(), np.array([0.0, 0.0, 0.025, 0.0, 0.0, 0.0, 1.0]), np.array([0, 0, 0, v0, 0, 0.0]),
                       t_final=1.0, dt=1e-2, method="event_driven", contact=ContactSettings(friction=mu))
     sticks = [ev.time for ev in run.events if ev.kind == "stick"]
     assert len(sticks) == 4 and np.abs(np.array(sticks) - v0 / (mu * G)).max() < 1e-9

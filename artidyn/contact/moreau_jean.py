@@ -252,9 +252,9 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
         u_before = (J @ v).reshape(k, 3)
         predicted = cand.distance + s.gamma * h * u_before[:, 0]
         active = predicted <= ACTIVE_TOL
+        keys = contact_keys(model, cand.shape_a, cand.shape_b)
         if warm is not None and len(warm.contacts.key):
-            kept = np.isin(contact_keys(model, cand.shape_a, cand.shape_b), warm.contacts.key)
-            active |= kept & (predicted <= KEEP_TOL)
+            active |= np.isin(keys, warm.contacts.key) & (predicted <= KEEP_TOL)
     if constraints:
         from ..constraints import constraint_rows
         rb = constraint_rows(model, q, v, constraints, t)
@@ -266,7 +266,7 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
         q_new = integrate(model, q, h * (s.theta * v_new + (1.0 - s.theta) * v))
         return StepResult(q_new, v_new, empty, "no contact", 0.0, 0, NO_LIMITS)
     if k:
-        keys = contact_keys(model, cand.shape_a, cand.shape_b)[active]
+        keys = keys[active]
         rows = np.repeat(active, 3)
         J, frames, u_before = J[rows], frames[active], u_before[active]
         cand = select_contacts(cand, active)

@@ -118,6 +118,7 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
     out_q[0], out_v[0] = q, v
     c = inp
     fallback = []
+    dx = inp.implicit_damping()          # the PD damping a readable (fallback) step takes implicitly
     k0 = 0
     R.PYTHON[0], R.PYTHON_ERROR[0] = call, None
     try:
@@ -151,8 +152,8 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
                 tk, F = out_tau[k].copy(), (Fs.copy() if inp.f_mode or inp.f_fn else None)
                 st = moreau_jean_step(model, qk, vk, tk, h, s, f_ext=F, friction=inp.friction,
                                       warm=_stored_step(OFF, CI, CF, LOFF, LI, LF, k - 1) if k > 0 else None,
-                                      constraints=constraints, t=k * h, damping=inp.implicit_damping())
-                tk = tk - inp.implicit_damping() * (st.v - vk)
+                                      constraints=constraints, t=k * h, damping=dx)
+                tk = tk - dx * (st.v - vk)
                 out_tau[k] = tk
                 _store_step(model, st, k, h, qk, vk, tk, out_a, energy, residual, iters, forces, lam, OFF, LOFF,
                             info, K)

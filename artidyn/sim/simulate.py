@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import InputError, check_flag
+from .control import Prescribed
 from .result import JointLimitWarning, SimulationResult
 from .scipy_route import simulate_scipy
 from .setup import RECORD, auto_method, coordinate_names, default_dt, states, time_grid  # noqa: F401
@@ -208,7 +209,7 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
                                           record_every, friction, constraints, baumgarte, projection, energy_tol)
     Q, V, N, single = states(model, q0, v0)
     if method == "auto":
-        method = "rk4" if getattr(controller, "code", 0) == 3 else auto_method(model, Q[0], friction)
+        method = "rk4" if isinstance(controller, Prescribed) else auto_method(model, Q[0], friction)
     if method == "scipy":
         return simulate_scipy(model, Q, V, N, single, tau, f_ext, t_final, dt, ivp_options)
     return simulate_smooth(model, Q, V, N, single, tau, f_ext, controller, t_final, dt, method, t_eval, record_every,
@@ -216,7 +217,7 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
 
 def _check_prescribed(controller, contact, constraints, method):
     """A prescribed motion runs on the smooth engine's explicit and adaptive methods only."""
-    if getattr(controller, "code", 0) != 3:
+    if not isinstance(controller, Prescribed):
         return
     if contact is not None or constraints is not None:
         raise InputError("simulate: a Prescribed motion runs without contact= and constraints= (the smooth engine's "
@@ -303,7 +304,7 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
         raise InputError(f"rollout: unknown method {method!r}; choose one of {', '.join(METHODS[:-1])}")
     Q, V, N, _ = states(model, q0, v0)
     if method == "auto":
-        method = "rk4" if getattr(controller, "code", 0) == 3 else auto_method(model, Q[0], friction)
+        method = "rk4" if isinstance(controller, Prescribed) else auto_method(model, Q[0], friction)
     runs = input_runs(tau, f_ext)
     if N == 1 and runs > 1:          # one initial state, N input sequences
         Q, V, N = np.repeat(Q, runs, 0), np.repeat(V, runs, 0), runs
