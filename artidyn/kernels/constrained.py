@@ -42,7 +42,7 @@ from .energy import energy_after_dynamics
 from .kinematics import frame_state, jacobian_state
 from .pack import A, COUL, DAMP, F, GRAVITY, IA, IV, JTYPE, NVJ, P0, PARENT, PITCH, QN, R0, RA, REST, STIFF, U, V
 from .rnea import rnea_state
-from .spatial import HELICAL, all_finite, dof_axis, dof_slides, rigid_inertia_apply
+from .spatial import HELICAL, all_finite, dof_axis, dof_slides, dot, rigid_inertia_apply
 from .types import FRICTION, HAS_FEXT, inputs_ok
 
 # --- the constraint table -------------------------------------------------------------------
@@ -682,10 +682,8 @@ def delassus(U, lam, Jst, dis, Y, span, G):
     for r in range(m):
         yr = Y[r]
         for s in range(r + 1):
-            ys = Y[s]
-            x = 0.0
-            for k in range(max(span[r, 0], span[s, 0]), min(span[r, 1], span[s, 1])):
-                x += yr[k] * ys[k]
+            lo = max(span[r, 0], span[s, 0])
+            x = dot(yr[lo:], Y[s, lo:], min(span[r, 1], span[s, 1]) - lo)
             G[r, s] = x
             G[s, r] = x
 

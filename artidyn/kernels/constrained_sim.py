@@ -24,7 +24,9 @@ from .crba import world_twists
 from .kinematics import placements_state
 from .manifold import dexp_inv_v, integrate_q
 from .pack import IQ, IV
+from .slots import CI_CTRL, NONE, W_ROWS
 from .spatial import all_finite, load_q
+from .stepping import controller_torque
 
 SEMI_IMPLICIT, RK4 = 0, 1
 NONFINITE, NOT_ASSEMBLED = 4, 5            # return codes beyond those of .constrained
@@ -72,6 +74,20 @@ def minv_jt(K, S, x, out):
     for k in range(nv):
         out[k] *= work[3, k]
     solve_ut(M, sub, out)
+
+
+@nb.njit
+def on_manifold(B, K, TF, q, v, S, phi, tol, drift):
+    """drift (2) <- max |phi|, max |J v| at (q, v); True when both are within tol, so that
+    :func:`project` would leave the state as it is (a step whose solve holds J v = 0 on loops
+    that are linear in q, e.g. coupled or mimic joints): the contact pipeline then skips it."""
+    if rows_state(B, K, TF, q, v, S, phi) != OK:
+        return False
+    res = 0.0
+    for r in range(phi.shape[0]):
+        res = max(res, abs(phi[r]))
+    drift[0], drift[1] = res, max_jv(S[4], v)
+    return drift[0] <= tol and drift[1] <= tol
 
 
 @nb.njit
@@ -136,12 +152,27 @@ def project(B, K, TF, q, v, S, phi, tol, maxit, do_project, drift, tmp):
     return OK
 
 
+@nb.njit
+def stage_torque(B, tau, ctrl, t, q, v, W, fext, out):
+    """out <- tau plus the controller's torque at (t, q, v) (:func:`.stepping.controller_torque`;
+    ``ctrl`` = (ci, gains, ref_t, ref_q, ref_v, ref_a), ci[CI_CTRL] NONE: no controller)."""
+    ci, gains, ref_t, ref_q, ref_v, ref_a = ctrl
+    for c in range(out.shape[0]):
+        out[c] = tau[c]
+    if ci[CI_CTRL] != NONE:
+        load_q(B, q)
+        controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, fext, out)
+
+
 @nb.njit(cache=True)
-def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, method, h, nsteps, every, do_project,
-                             tol, maxit, assemble, q_out, v_out, a_out, tau_out, lam_out, drift_out, e_out, si):
+def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, ctrl, opts, alpha, beta, method, h, nsteps, every,
+                             do_project, tol, maxit, assemble, t0, q_out, v_out, a_out, tau_out, lam_out, drift_out,
+                             e_out, si):
     """A run of ``nsteps`` steps from (q, v), modified in place; samples every ``every`` steps
     (``q_out`` ... with ``nsteps // every + 1`` rows). ``tau_v`` (1 or nsteps + 1, nv): constant, or
-    one row per step (held). e_out (S, 2): kinetic and potential energy of each sample. With
+    one row per step (held); ``ctrl``: a compiled controller's tables, its torque added at every
+    stage (:func:`stage_torque`; the run's time starts at t0). e_out (S, 2): kinetic and potential
+    energy of each sample. With
     ``assemble``, the initial state is first assembled (projected, up to 50 iterations); without,
     it is taken as it is (a run carried on from the end of another: the Python side runs long
     runs in pieces). si[SI_STEP] <- steps taken, si[SI_CODE] <- the return code."""
@@ -154,6 +185,7 @@ def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, met
     tmp = np.zeros((3, n))
     drift = np.zeros(2)
     energy, e_stage = np.zeros(2), np.zeros(2)
+    Wc, tau = np.zeros((W_ROWS, n)), np.zeros(nv)
     factored = False
     if assemble:
         code = project(B, K, TF, q, v, S, phi, tol, 50, True, drift, tmp)    # the initial state, assembled
@@ -164,7 +196,7 @@ def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, met
         factored = True
     j = 0
     for k in range(nsteps + 1):
-        tau = tau_v[k if tau_v.shape[0] > 1 else 0]
+        stage_torque(B, tau_v[k if tau_v.shape[0] > 1 else 0], ctrl, t0 + k * h, q, v, Wc, fext, tau)
         code = dynamics(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, Wk[4, :nv], lam, phi, wr, energy, factored)
         if code != OK:
             si[SI_STEP], si[SI_CODE] = k, code
@@ -196,6 +228,8 @@ def simulate_constrained_run(B, K, TF, q, v, tau_v, fext, opts, alpha, beta, met
                     Wk[8, c] = f * h * Wk[s - 1, c]
                     Wk[9, c] = v[c] + f * h * Wk[4 + s - 1, c]
                 integrate_q(B, q, Wk[8, :nv], 1.0, Wk[10, :nq])
+                stage_torque(B, tau_v[k if tau_v.shape[0] > 1 else 0], ctrl, t0 + (k + f) * h, Wk[10, :nq],
+                             Wk[9, :nv], Wc, fext, tau)
                 code = dynamics(B, K, TF, Wk[10, :nq], Wk[9, :nv], tau, fext, opts, alpha, beta, S, Wk[4 + s, :nv],
                                 lam_s, phi, wr, e_stage, False)    # (energies unused: one specialization)
                 if code != OK:

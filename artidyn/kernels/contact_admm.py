@@ -18,6 +18,7 @@ import numpy as np
 
 from .contact_polish import ROUNDS, correct, mat_vec, modes, newton
 from .contact_polish import scratch as polish_scratch
+from .spatial import dot
 
 MU_PROX, TAU, RHO_POWER, RHO_POWER_FACTOR, RATIO = 1e-6, 0.5, 0.2, 0.05, 10.0
 POWER_ITERATIONS, POWER_TOL = 100, 1e-4
@@ -88,18 +89,14 @@ def shifted_cholesky(G, shift, F):
     m = G.shape[0]
     ok = True
     for j in range(m):
-        d = G[j, j] + shift
-        for k in range(j):
-            d -= F[j, k] * F[j, k]
+        Fj = F[j]
+        d = G[j, j] + shift - dot(Fj, Fj, j)
         if not d > 0.0:
             ok = False
         d = math.sqrt(max(d, 1e-300))
         F[j, j] = d
         for r in range(j + 1, m):
-            s = G[r, j]
-            for k in range(j):
-                s -= F[r, k] * F[j, k]
-            F[r, j] = s / d
+            F[r, j] = (G[r, j] - dot(F[r], Fj, j)) / d
         for r in range(j):
             F[r, j] = 0.0
     return ok
@@ -109,10 +106,7 @@ def shifted_cholesky(G, shift, F):
 def cholesky_solve(F, x):
     m = x.shape[0]
     for r in range(m):
-        s = x[r]
-        for k in range(r):
-            s -= F[r, k] * x[k]
-        x[r] = s / F[r, r]
+        x[r] = (x[r] - dot(F[r], x, r)) / F[r, r]
     for r in range(m - 1, -1, -1):
         s = x[r]
         for k in range(r + 1, m):
@@ -131,9 +125,7 @@ def largest_eigenvalue(G, x, y):
     for _ in range(POWER_ITERATIONS):
         ny = xy = 0.0
         for r in range(m):
-            s = 0.0
-            for c in range(m):
-                s += G[r, c] * x[c]
+            s = dot(G[r], x, m)
             y[r] = s
             ny += s * s
             xy += x[r] * s

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .dense import chol_solve, cholesky
+from .spatial import dot
 
 SEPARATED, STICK, SLIDE, NORMAL = 0, 1, 2, 3
 NEWTON, ROUNDS, EPS, INSIDE = 8, 4, 1e-10, 1e-6
@@ -116,10 +117,7 @@ def mat_vec(G, x, b, out):
     """out <- G x + b."""
     m = x.shape[0]
     for r in range(m):
-        s = b[r]
-        for c in range(m):
-            s += G[r, c] * x[c]
-        out[r] = s
+        out[r] = b[r] + dot(G[r], x, m)
 
 
 @nb.njit

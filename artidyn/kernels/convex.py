@@ -262,7 +262,7 @@ def _clip(X, m, R, nr, f0, f1, f2, Y, Z):
 def convex_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL):
     """The contacts of shapes i (a) and j (b), bounded, at least one a cylinder or a mesh: the
     GJK/EPA contact, or the manifold of a face resting on a face (module docstring)."""
-    d, n0, n1, n2, a0, a1, a2, b0, b1, b2 = signed_distance(SH, i, Ti, j, Tj, HULL)
+    d, n0, n1, n2, a0, a1, a2, b0, b1, b2 = signed_distance(SH, i, Ti, j, Tj, HULL, margin)
     if d != d:
         return FALLBACK
     if d > margin:

@@ -11,6 +11,7 @@ import math
 import numba as nb
 
 from .constrained import FAST    # contraction, no reassociation: the same bits on every call
+from .spatial import dot
 RANK_TOL = 1e-10                 # as the readable references: |R_kk| <= 1e-10 |R_00| counts as zero
 
 
@@ -23,18 +24,14 @@ def cholesky(A, n, tol):
     for k in range(n):
         big = max(big, A[k, k])
     for j in range(n):
-        d = A[j, j]
-        for p in range(j):
-            d -= A[j, p] * A[j, p]
+        Aj = A[j]
+        d = A[j, j] - dot(Aj, Aj, j)
         if not d > tol * big:
             return False
         d = math.sqrt(d)
         A[j, j] = d
         for i in range(j + 1, n):
-            s = A[i, j]
-            for p in range(j):
-                s -= A[i, p] * A[j, p]
-            A[i, j] = s / d
+            A[i, j] = (A[i, j] - dot(A[i], Aj, j)) / d
     return True
 
 
@@ -42,10 +39,7 @@ def cholesky(A, n, tol):
 def forward(L, n, x):
     """x[:n] <- L^-1 x[:n] (L lower triangular)."""
     for i in range(n):
-        s = x[i]
-        for p in range(i):
-            s -= L[i, p] * x[p]
-        x[i] = s / L[i, i]
+        x[i] = (x[i] - dot(L[i], x, i)) / L[i, i]
 
 
 @nb.njit(fastmath=FAST)

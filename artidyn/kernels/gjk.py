@@ -243,10 +243,12 @@ def _combine(X, lam, n):
 
 
 @nb.njit
-def gjk(SH, i, Ti, j, Tj, HULL, W, A, B, lam):
+def gjk(SH, i, Ti, j, Tj, HULL, W, A, B, lam, cut):
     """GJK on the cores of shapes i and j: (n, overlap, |v|^2) with the simplex W[:n] (supports
     A, B, weights lam) whose combination is the closest point v = p_a - p_b; overlap: the origin
-    in the simplex, or |v|^2 < TOUCH (hand it to :func:`epa`)."""
+    in the simplex, or |v|^2 < TOUCH (hand it to :func:`epa`). It stops early once the cores are
+    proved further apart than ``cut`` (the lower bound v.w / |v| of the distance beyond it, van
+    den Bergen's separating-axis test): then |v| > cut, and v is only an upper bound."""
     d0, d1, d2 = Ti[0, 3] - Tj[0, 3], Ti[1, 3] - Tj[1, 3], Ti[2, 3] - Tj[2, 3]
     if d0 * d0 + d1 * d1 + d2 * d2 <= 0.0:
         d0 = 1.0
@@ -259,6 +261,8 @@ def gjk(SH, i, Ti, j, Tj, HULL, W, A, B, lam):
             return n, True, vv
         _minkowski(SH, i, Ti, j, Tj, HULL, -v0, -v1, -v2, W, A, B, n)
         vw = v0 * W[n, 0] + v1 * W[n, 1] + v2 * W[n, 2]
+        if vw > 0.0 and vw * vw > cut * cut * vv:
+            break                       # -v separates the cores by more than cut
         if vv - vw <= GJK_EPS * vv:
             break                       # w is no further along -v than v: converged
         again = False
@@ -424,13 +428,14 @@ def epa(SH, i, Ti, j, Tj, HULL, W, A, B, n):
 
 
 @nb.njit
-def signed_distance(SH, i, Ti, j, Tj, HULL):
+def signed_distance(SH, i, Ti, j, Tj, HULL, cut):
     """``(d, n0, n1, n2, a0, a1, a2, b0, b1, b2)``: the signed distance of shapes i and j (cores
     and radii), the unit normal n from b to a, the witness points p_a, p_b (world); d is NaN when
-    EPA fails (a flat Minkowski difference)."""
+    EPA fails (a flat Minkowski difference). A pair proved further apart than ``cut`` returns
+    an upper bound d > cut (and its witnesses) without refining it (``math.inf``: exact)."""
     W, A, B, lam = np.empty((5, 3)), np.empty((5, 3)), np.empty((5, 3)), np.zeros(5)
     ra, rb = radius(SH, i), radius(SH, j)
-    n, overlap, vv = gjk(SH, i, Ti, j, Tj, HULL, W, A, B, lam)
+    n, overlap, vv = gjk(SH, i, Ti, j, Tj, HULL, W, A, B, lam, cut + ra + rb)
     if not overlap:
         a0, a1, a2 = _combine(A, lam, n)
         b0, b1, b2 = _combine(B, lam, n)
@@ -450,6 +455,6 @@ def signed_distance(SH, i, Ti, j, Tj, HULL):
 def distance_of_pair(SH, i, Ti, j, Tj, HULL, out):
     """out (10) <- :func:`signed_distance` (the entry point of
     :func:`artidyn.contact.compiled.compiled_distance`)."""
-    r = signed_distance(SH, i, Ti, j, Tj, HULL)
+    r = signed_distance(SH, i, Ti, j, Tj, HULL, math.inf)
     for k in range(10):
         out[k] = r[k]

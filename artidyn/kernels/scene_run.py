@@ -6,7 +6,8 @@ Each step goes down the stages once (DESIGN's pipeline, MuJoCo's ``mj_step`` ord
                [+ the force elements' wrenches at (q, v), :mod:`.forces`]
     step       kinematics -> collision -> rows (contacts, limits, bilateral) -> M, h -> one
                solve on the Delassus matrix -> Moreau-Jean update   (:func:`.contact_sim.step`)
-    project    closed loops: the new (q, v) back onto phi = 0, J v = 0, mass-weighted
+    project    closed loops: the new (q, v) back onto phi = 0, J v = 0, mass-weighted (when it
+               is off them by more than the tolerance)
                (:func:`.constrained_sim.project`)
     balance    the energy E = T + U against the work of the inputs (see :func:`balance`)
 
@@ -27,7 +28,7 @@ import numpy as np
 from ..checks import MAX_STATE
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import scratch as c_scratch
-from .constrained_sim import project
+from .constrained_sim import on_manifold, project
 from .contact_sim import (BAD_INPUT, CODE_FALLBACK, CODE_FULL, CFW, I_CODE, I_ITER, I_NC, I_NL, I_STEP, NONFINITE,
                           OK, S_MARGIN, S_THETA, _frame, scratch, step)
 from .pack import IQ, IV
@@ -324,11 +325,12 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
             OFF[k + 1], LOFF[k + 1] = nc, nlim
         if k == nsteps:
             break
-        if mb > 0 and PR[P_MAXIT] >= 0:     # closed loops: back onto the constraints
-            code = project(B, K, TF, qn, vn, Sc, phib, PR[P_TOL], int(PR[P_MAXIT]), PR[P_MAXIT] > 0, drift, tmp)
-            if code != OK:
-                info[I_STEP], info[I_CODE], info[I_NC], info[I_NL] = k + 1, NOT_ASSEMBLED, nc, nlim
-                return NOT_ASSEMBLED
+        if mb > 0 and PR[P_MAXIT] >= 0:     # closed loops: back onto the constraints (when off them)
+            if not (PR[P_MAXIT] > 0 and on_manifold(B, K, TF, qn, vn, Sc, phib, PR[P_TOL], drift)):
+                code = project(B, K, TF, qn, vn, Sc, phib, PR[P_TOL], int(PR[P_MAXIT]), PR[P_MAXIT] > 0, drift, tmp)
+                if code != OK:
+                    info[I_STEP], info[I_CODE], info[I_NC], info[I_NL] = k + 1, NOT_ASSEMBLED, nc, nlim
+                    return NOT_ASSEMBLED
             drift_out[k + 1, 0], drift_out[k + 1, 1] = drift[0], drift[1]
         for c in range(nq):
             q[c] = qn[c]

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from .._typing import Input, Model
     from ..constraints.models import Constraint
+    from .control import PD, ComputedTorque
 
 STEPPERS = {"rk4": rk4_step, "semi-implicit": semi_implicit_step}
 
@@ -51,12 +52,14 @@ def simulate_constrained(model: Model, q0: ArrayLike, v0: ArrayLike | None = Non
                          dt: float = 1e-3, method: str = "rk4", f_ext: Input | None = None,
                          baumgarte: tuple[float, float] | None = None, projection: bool = True, tol: float = 1e-12,
                          record_every: int = 1, friction: bool = True, route: str = "auto",
-                         energy_tol: float | None = 0.1) -> SimulationResult:
+                         energy_tol: float | None = 0.1,
+                         controller: PD | ComputedTorque | None = None) -> SimulationResult:
     """Simulate a model with bilateral constraints from ``(q0, v0)`` (assembled first).
 
     ``tau``: a constant (nv,) or number, an array with one row per step (``ceil(t_final / dt)``
     rows, held over the step), or a function ``tau(t, q, v)`` called at every stage (the readable
-    route); ``method``: ``"rk4"`` or ``"semi-implicit"``; ``baumgarte=(alpha, beta)`` and/or
+    route); ``controller``: a compiled :class:`~artidyn.sim.PD` or
+    :class:`~artidyn.sim.ComputedTorque`, its torque added to tau at every stage; ``method``: ``"rk4"`` or ``"semi-implicit"``; ``baumgarte=(alpha, beta)`` and/or
     ``projection`` (default) keep the state on the constraint manifold; ``record_every``: keep
     one sample every k steps; ``route``: ``"auto"``, ``"compiled"`` (an error when it does not
     apply) or ``"reference"``.
@@ -96,8 +99,21 @@ def simulate_constrained(model: Model, q0: ArrayLike, v0: ArrayLike | None = Non
     if route == "compiled" and why:
         raise InputError(f"simulate with constraints: the compiled route does not take {why}")
     run = _simulate_compiled if route != "reference" and not why else _simulate_reference
+    ctrl = _controller(model, controller, friction, time_grid(t_final, dt))
     return run(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection, tol, record_every,
-               friction, _Balance(model, f_ext, energy_tol) if balance else None)
+               friction, _Balance(model, f_ext, energy_tol) if balance else None, ctrl)
+
+
+def _controller(model, controller, friction, grid):
+    """The controller's input stage (:class:`.scene.Inputs` with no torque of its own), or None."""
+    if controller is None:
+        return None
+    from .control import Prescribed
+    from .scene import Inputs
+    if isinstance(controller, Prescribed):
+        raise InputError("simulate with constraints: a Prescribed motion runs without constraints= (the smooth "
+                         "engine's hybrid dynamics); drive a closed chain with a PD or ComputedTorque controller")
+    return Inputs(model, 0.0, None, controller, grid, 1, True, friction)
 
 
 def _check_inputs(model, tau, f_ext):
@@ -228,7 +244,7 @@ CHUNK_STEPS = 4096      # steps per compiled call when the energy balance is che
 
 
 def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection, tol,
-                       every, friction, balance):
+                       every, friction, balance, ctrl=None):
     """The compiled run: one call, or (with the energy balance) calls of CHUNK_STEPS steps that
     sample every step, each checked before the next and thinned to every ``every``-th step; the
     later calls take the state as the earlier one left it (no new assembly), so the pieces make
@@ -249,6 +265,10 @@ def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_e
     tau_v = np.require(np.broadcast_to(T, (1, model.nv)) if T.ndim <= 1 else np.vstack([T, T[-1:]]), float, ("C", "W"))
     F = np.zeros((1, 6)) if f_ext is None else np.require(f_ext, float, ("C", "W"))
     opts = compiled.options(f_ext, friction)
+    if ctrl is None:
+        from .scene import Inputs
+        ctrl = Inputs(model, 0.0, None, None, t[:2], 1, True, friction)
+    ctrl_tables = (ctrl.ci, ctrl.gains) + ctrl.ref
     alpha, beta = (0.0, 0.0) if baumgarte is None else (float(baumgarte[0]), float(baumgarte[1]))
     step_every = every if balance is None else 1
     chunk = nsteps if balance is None else max(every, CHUNK_STEPS // every * every)     # a multiple of every
@@ -260,9 +280,10 @@ def _simulate_compiled(model, q0, v0, constraints, tau, t_final, dt, method, f_e
         S = n // step_every + 1
         out = [np.zeros((S, k)) for k in (model.nq, model.nv, model.nv, model.nv, P.m, 2, 2)]
         tab = tau_v if tau_v.shape[0] == 1 else tau_v[s0:s0 + n + 1]
-        code = simulate_constrained_run(dispatch._table(model), P.K, P.TF, q, v, tab, F, opts, alpha, beta,
-                                        RK4 if method == "rk4" else SEMI_IMPLICIT, float(h), int(n), int(step_every),
-                                        bool(projection), float(tol), 10, s0 == 0, *out, si)
+        code = simulate_constrained_run(dispatch._table(model), P.K, P.TF, q, v, tab, F, ctrl_tables, opts, alpha,
+                                        beta, RK4 if method == "rk4" else SEMI_IMPLICIT, float(h), int(n),
+                                        int(step_every), bool(projection), float(tol), 10, s0 == 0, float(t[s0]),
+                                        *out, si)
         if code == NOT_ASSEMBLED and s0 == 0 and int(si[SI_STEP]) == 0:
             raise InputError("simulate with constraints: q0 cannot be assembled (|phi| > 1e-6 after 50 Gauss-Newton "
                              "iterations); start closer to the constraint manifold (artidyn.assemble)")
@@ -334,7 +355,7 @@ class _Samples:
 
 
 def _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_ext, baumgarte, projection, tol,
-                        every, friction, balance):
+                        every, friction, balance, ctrl=None):
     from .setup import coordinate_names, time_grid
 
     q, v = _start(model, q0, v0, constraints, tol)
@@ -357,6 +378,8 @@ def _simulate_reference(model, q0, v0, constraints, tau, t_final, dt, method, f_
 
     def f(s, Qs, Vs):
         tq = np.asarray(tau_of(s, Qs[0], Vs[0]), dtype=float)
+        if ctrl is not None:
+            tq = tq + ctrl.reference(s, Qs[0], Vs[0], None)[0]
         r = constrained_dynamics(model, Qs[0], Vs[0], tq, constraints, method="kkt", f_ext=f_ext, baumgarte=baumgarte,
                                  friction=friction, t=s)
         lams.append(r.lambdas)

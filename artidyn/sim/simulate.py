@@ -257,15 +257,15 @@ def _simulate_with_constraints(model, q0, v0, tau, t_final, dt, method, f_ext, c
     if method not in ("rk4", "semi-implicit"):
         raise InputError(f"simulate with constraints: method must be 'rk4' or 'semi-implicit' (or 'auto'), got "
                          f"{method!r}")
-    if controller is not None or t_eval is not None:
-        raise InputError("simulate with constraints: controller= and t_eval= are not supported; give tau as a "
-                         "table or a function")
+    if t_eval is not None:
+        raise InputError("simulate with constraints: t_eval= is for the adaptive method 'dopri5'; a run with "
+                         "constraints samples every step (record_every= thins it)")
     if dt is None:
         Q, _, _, _ = states(model, q0, v0)
         dt = default_dt(model, Q[0], method)
     return simulate_constrained(model, q0, v0, constraints, tau=tau, t_final=t_final, dt=dt, method=method,
                                 f_ext=f_ext, baumgarte=baumgarte, projection=projection, record_every=record_every,
-                                friction=friction, energy_tol=energy_tol)
+                                friction=friction, energy_tol=energy_tol, controller=controller)
 
 def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input = 0.0, t_final: float = 1.0,
             dt: float | None = None, method: str = "auto", f_ext: Input | None = None,
