@@ -192,6 +192,9 @@ def job_contact():
     compiled_contacts(Mesh(vertices=corners), np.eye(4), Cylinder(0.1, 0.1), np.eye(4), 0.0)
     from .contact import solve_contacts
     solve_contacts(np.eye(3), np.array([-1.0, 2.0, 0.0]), 0.5, method="admm")
+    from .kernels.contact_nsgs import solve_rows
+    solve_rows(np.eye(3), np.array([[0, 1], [1, 2], [2, 3]]), np.array([-1.0, 2.0, 0.0]), np.array([0.5]), 1e-10, 10,
+               np.zeros(3))
     for name, shape in (("ball", Sphere(0.05)), ("rod", Capsule(0.05, 0.3)), ("cube", Box((0.1, 0.1, 0.1))),
                         ("can", Cylinder(0.05, 0.1)), ("hull", Mesh(vertices=corners))):
         b.add_body(name, "world", "free", mass=1.0, inertia=inertia)

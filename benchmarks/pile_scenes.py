@@ -10,7 +10,7 @@ geom's friction 0.5) loaded by both, 1 ms steps, the load average printed.
   (mean and most), the peak resident memory of the process after each side's run and artidyn's
   deepest penetration (MuJoCo's contacts are soft: its deepest is printed beside).
 
-Run: ``python benchmarks/pile_scenes.py [--quick]``. Asserts nothing.
+Run: ``python benchmarks/pile_scenes.py [--quick] [--solver pgs]``. Asserts nothing.
 """
 import argparse
 import os
@@ -83,10 +83,14 @@ def scene(poses):
     return model, mj, MujocoConverter(model, mj).from_mj_qpos(mj.qpos0)
 
 
+SOLVER = ["admm"]        # the contact solver of artidyn's runs (--solver)
+
+
 def run_artidyn(model, q0, t_final):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ad.simulate(model, q0, None, t_final=t_final, dt=DT, contact=ContactSettings(friction=MU))
+        return ad.simulate(model, q0, None, t_final=t_final, dt=DT,
+                           contact=ContactSettings(friction=MU, solver=SOLVER[0]))
 
 
 def run_mujoco(mj, t_final):
@@ -138,7 +142,7 @@ def table(counts=COUNTS, t_final=0.2, repeat=3, budget=20.0):
         rows.append((n, steps, t_a / steps * 1e6, nc_a, t_m / steps * 1e6, float(np.mean(nc_m)),
                      r.stats["solver_iterations"] / steps))
         print(f"N={n:4d} {steps:4d} steps  artidyn {rows[-1][2]:11.1f} us/step {nc_a:6.1f} contacts "
-              f"{rows[-1][6]:6.1f} ADMM it/step   MuJoCo {rows[-1][4]:8.1f} us/step {rows[-1][5]:6.1f} contacts   "
+              f"{rows[-1][6]:6.1f} solver it/step   MuJoCo {rows[-1][4]:8.1f} us/step {rows[-1][5]:6.1f} contacts   "
               f"ratio {rows[-1][2] / rows[-1][4]:8.2f}", flush=True)
     return rows
 
@@ -159,7 +163,7 @@ def falling_pile(t_final=1.0, repeat=2):
                rss_mj=rss_mb(), deep_art=deep, deep_mj=-deep_m, it=r.stats["solver_iterations"] / steps)
     print(f"100 cubes falling into a pile, {t_final:g} s at 1 ms: artidyn {out['us_art']:.0f} us/step, "
           f"MuJoCo {out['us_mj']:.0f} us/step (ratio {out['us_art'] / out['us_mj']:.2f}); contacts per step "
-          f"artidyn {out['nc_art']:.0f} (most {out['nc_art_max']}, {out['it']:.0f} ADMM it/step), "
+          f"artidyn {out['nc_art']:.0f} (most {out['nc_art_max']}, {out['it']:.0f} solver it/step), "
           f"MuJoCo {out['nc_mj']:.0f} (most "
           f"{out['nc_mj_max']}); peak RSS {before:.0f} MB before, {rss_a:.0f} MB after artidyn's runs, "
           f"{out['rss_mj']:.0f} MB after MuJoCo's; deepest penetration artidyn {deep * 1e3:.2f} mm, "
@@ -171,7 +175,10 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true")
     p.add_argument("--pile-time", type=float, default=1.0, help="seconds of the falling pile (1)")
+    p.add_argument("--solver", choices=("admm", "pgs"), default="admm", help="artidyn's contact solver (admm)")
     a = p.parse_args(argv)
+    SOLVER[0] = a.solver
+    print(f"artidyn's contact solver: {a.solver}")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from simulate import load_average, machine, versions
     print(f"machine: {machine()}")

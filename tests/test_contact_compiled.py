@@ -195,7 +195,9 @@ def test_routes_chosen_and_refused():
     run = simulate_contact(model, q, v, lambda t, q, v: np.zeros(6), 0.01, 1e-3, ContactSettings())
     assert run.stats["route"] == "compiled"              # a torque function: called from the compiled loop
     with pytest.raises(ad.InputError, match="compiled route does not take solver"):
-        simulate_contact(model, q, v, 0.0, 0.01, 1e-3, ContactSettings(solver="pgs"), route="compiled")
+        simulate_contact(model, q, v, 0.0, 0.01, 1e-3, ContactSettings(solver="lemke"), route="compiled")
+    run = simulate_contact(model, q, v, 0.0, 0.01, 1e-3, ContactSettings(solver="pgs"))
+    assert run.stats["route"] == "compiled"              # Gauss-Seidel on the Delassus blocks (test_contact_nsgs)
     b = ad.ModelBuilder("disk")
     b.add_body("disk", "world", "free", mass=1.0, inertia=np.eye(3) * 1e-3)
     b.add_collision("disk", Cylinder(0.1, 0.02))

@@ -35,8 +35,8 @@ COPLANAR = 1e-6        # two hull triangles whose normals differ by less (rad) a
 def unfit(model, settings):
     """Why the compiled route does not take this run ("" when it does)."""
     s = settings
-    if s.solver != "admm" or s.cone != "soc" or s.impacts != "simultaneous":
-        return "solver / cone / impacts other than 'admm' / 'soc' / 'simultaneous'"
+    if s.solver not in ("admm", "pgs") or s.cone != "soc" or s.impacts != "simultaneous":
+        return "solver / cone / impacts other than 'admm' or 'pgs' / 'soc' / 'simultaneous'"
     for c in getattr(model, "collisions", ()):
         if type(c.shape) not in KINDS:
             return f"collision shape '{c.name}' ({type(c.shape).__name__}: no compiled narrow phase)"

@@ -654,10 +654,9 @@ def cholesky_solve(G, dropped, x):
 
 
 @nb.njit(fastmath=FAST)
-def delassus(U, lam, Jst, dis, Y, span, G):
+def y_rows(U, lam, Jst, dis, Y, span):
     """Y (m, nv) <- D^-1/2 U^-1 J^T row by row (dis = D^-1/2): the entries of row r flow from
-    J's nonzero columns to their ancestors only, and span[r] = (first, last) nonzero column;
-    G (m, m) <- Y Y^T, the Delassus matrix J M^-1 J^T, over the overlapping spans."""
+    J's nonzero columns to their ancestors only, and span[r] = (first, last) nonzero column."""
     m, nv = Jst.shape
     for r in range(m):
         y = Y[r]
@@ -679,6 +678,14 @@ def delassus(U, lam, Jst, dis, Y, span, G):
             if lo > k and y[k] != 0.0:
                 lo = k
         span[r, 0], span[r, 1] = lo, hi + 1
+
+
+@nb.njit
+def delassus(U, lam, Jst, dis, Y, span, G):
+    """Y and span as :func:`y_rows`; G (m, m) <- Y Y^T, the Delassus matrix J M^-1 J^T, over the
+    overlapping spans."""
+    y_rows(U, lam, Jst, dis, Y, span)
+    m = Jst.shape[0]
     for r in range(m):
         yr = Y[r]
         for s in range(r + 1):

@@ -5,7 +5,8 @@ reference) step for step::
     v_free = v_k + h M^-1 (tau - h(q_k, v_k))        (M + h D: the joints' and the PD's damping implicit)
     active = { i : g_i + gamma h u_n,i <= 1e-9 }     (contacts within margin + gamma h reach; 1e-6 m
                                                       for those active at the previous step)
-    u = W P + b,  W = J M^-1 J^T,  b = J v_free + e u_n,k (normal rows)   -> P (ADMM, exact cone)
+    u = W P + b,  W = J M^-1 J^T,  b = J v_free + e u_n,k (normal rows)   -> P (ADMM, exact cone;
+                                                      or Gauss-Seidel on W's blocks, :mod:`.contact_nsgs`)
     v_k+1 = v_free + M^-1 J^T P,   q_k+1 = q_k (+) h (theta v_k+1 + (1 - theta) v_k)
 
 M is factored along the tree (``U D U^T``, Featherstone, "Rigid Body Dynamics Algorithms",
@@ -27,11 +28,12 @@ import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import (add_jacobian, cholesky, cholesky_solve, correction, delassus, dof_parents, solve_m,
-                          solve_ut, subtree_sizes, utdu)
+                          solve_ut, subtree_sizes, utdu, y_rows)
 from .constrained_sim import rows_state
 from .broadphase import overlap, world_bounds
 from .contact_admm import NOT_PSD, admm
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
+from .contact_nsgs import blocks, nsgs
 from .contact_rows import SE, SMU
 from .crba import crba_state, matrix_finite
 from .energy import energy_after_dynamics
@@ -45,8 +47,9 @@ from .types import FRICTION
 OK, BAD_INPUT, SINGULAR, NONFINITE, SOLVER, CODE_FALLBACK, CODE_FULL = 0, 1, 2, 3, 4, 5, 6
 ACTIVE_TOL = 1e-9
 KEEP_TOL = 1e-6       # m: a contact active at the previous step stays active to this predicted gap
-# settings ST: friction, restitution, margin, theta, gamma, tol, max_iter, limit_restitution
-S_MU, S_E, S_MARGIN, S_THETA, S_GAMMA, S_TOL, S_MAXIT, S_LE = 0, 1, 2, 3, 4, 5, 6, 7
+# settings ST: friction, restitution, margin, theta, gamma, tol, max_iter, limit_restitution, solver
+S_MU, S_E, S_MARGIN, S_THETA, S_GAMMA, S_TOL, S_MAXIT, S_LE, S_SOLVER = 0, 1, 2, 3, 4, 5, 6, 7, 8
+ADMM, PGS = 0.0, 1.0          # ST[S_SOLVER]: the ADMM on the dense Delassus matrix, or Gauss-Seidel on its blocks
 # info (per run, int): steps done, code, contacts stored, limits stored, solver iterations (sum)
 I_STEP, I_CODE, I_NC, I_NL, I_ITER = 0, 1, 2, 3, 4
 CFW = 25
@@ -240,7 +243,11 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         Jall[r0, ldof[l]] = lside[l]
     J = Jall[:m]
     G = Gbuf[:m * m].reshape((m, m))
-    delassus(M, lam_dof, J, dis, Y[:m], span[:m], G)
+    pgs = ST[S_SOLVER] == PGS and mb == 0
+    if pgs:                           # its blocks, below
+        y_rows(M, lam_dof, J, dis, Y[:m], span[:m])
+    else:
+        delassus(M, lam_dof, J, dis, Y[:m], span[:m], G)
     for c in range(na + nl):
         if c < na:            # the pair's laws: as artidyn.contact.moreau_jean.contact_laws
             mu[c], ev[c] = _laws(SH, ST, CI[c, 2] // 64, ns)
@@ -291,7 +298,11 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             for r in range(mb):
                 x -= G[i, mc + r] * Xb[r, mc]
             bvec[i] = x
-    if mc > 0:
+    if pgs:
+        BO, BC, BV = blocks(Y[:m], span[:m], na + nl, nv)
+        nsgs(BO, BC, BV, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk[3, :mc], res, info)
+        info2[2] = info[0]
+    elif mc > 0:
         status = admm(Gc, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk, res, info)
         info2[2] = info[0]
         if status == NOT_PSD:

@@ -145,6 +145,8 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     if not why and constraints:
         from ..constraints.compiled import compilable
         why = "" if compilable(constraints) else "constraints without a compiled form (Holonomic, moving planes)"
+        if not why and s.solver == "pgs":
+            why = "solver 'pgs' beside constraints= (its compiled Gauss-Seidel takes contacts and limits; use 'admm')"
     if not why and not kernels_enabled():
         why = "switched-off kernels"
     if (route == "compiled" or rollout) and why:

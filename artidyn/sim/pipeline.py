@@ -45,7 +45,7 @@ class Packed:
         self.SH, self.PL, self.HULL, self.PAIRS, self.cap = compiled.packed_shapes(model)
         self.LIM = np.array(limit_rows(model), dtype=float).reshape(-1, 4) if s.joint_limits else np.zeros((0, 4))
         self.ST = np.array([s.friction, s.restitution, s.margin, s.theta, s.gamma, s.tol, s.max_iter,
-                            s.limit_restitution], dtype=float)
+                            s.limit_restitution, 1.0 if s.solver == "pgs" else 0.0], dtype=float)
         from ..kernels.constrained import KWIDTH
         if constraints:
             from ..constraints import compiled as cc
