@@ -128,3 +128,16 @@ def test_a_turned_cube_stays_on_a_cube():
     assert len(c.contacts[-1].gap) == 4 + 8
     F = c.contact_forces[-1]
     np.testing.assert_allclose(F[1:, 2], 9.81, rtol=1e-6)          # the net contact force on each: its weight
+
+
+@pytest.mark.parametrize("yaw", [3e-9, 3e-7, 2e-6])
+def test_nearly_parallel_edges_neither_divide_by_zero_nor_invent_crossings(yaw):
+    """A cube on a cube shifted by a quarter side and turned by a hair: its x edges run nearly
+    along the lower cube's, where |e|^2 |f|^2 - (e.f)^2 cancels to zero (a division by zero inside
+    the compiled kernel, found by a 100-cube pile). The contacts are a corner of each cube over the
+    other's face and the two crossings of perpendicular edges: four, vertical, at the sink, equal on
+    both routes."""
+    ref = both_routes(homogeneous(rz(yaw), [H / 2, H / 2, 2 * H - 4e-4]), np.eye(4))
+    assert len(ref) == 4
+    for d, n, pa, pb in ref:
+        assert d == pytest.approx(-4e-4, abs=1e-9) and abs(n[2]) == pytest.approx(1.0, abs=1e-9)

@@ -43,7 +43,8 @@ def test_recorded_torque_is_the_law_and_the_table_adds(fourbar):
     model, q, q_ref = fourbar
     kp, kd, bias = 40.0, 6.0, 0.7
     tau = np.array([bias, 0.0, 0.0])
-    res = ad.simulate(model, q, None, tau, t_final=0.3, dt=1e-3, constraints="model", controller=_pd(model, q_ref, kp, kd))
+    res = ad.simulate(model, q, None, tau, t_final=0.3, dt=1e-3, constraints="model",
+                      controller=_pd(model, q_ref, kp, kd))
     law = bias + kp * (q_ref[0] - res.q[:, 0]) - kd * res.v[:, 0]
     np.testing.assert_allclose(res.tau[:, 0], law, atol=1e-12)
     np.testing.assert_allclose(res.tau[:, 1:], 0.0, atol=0)

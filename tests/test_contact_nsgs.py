@@ -86,3 +86,36 @@ def test_pgs_with_constraints_is_refused_on_the_compiled_route():
     with pytest.raises(ad.InputError, match="pgs"):
         ad.rollout(model, np.stack([q, q]), None, t_final=0.01, contact=ContactSettings(solver="pgs"),
                    constraints=[Point(model.body_names[1], None, target=q[:3])])
+
+
+def test_a_slide_whose_polynomial_loses_its_leading_terms():
+    """An isotropic contact (A = diag(1, 2, 2)) pushed sideways beyond its cone: the sliding
+    direction's quartic has zero leading and trailing terms (its degree drops), which the
+    readable solver's numpy.roots strips; the compiled one must too (it raised a division by zero)."""
+    A, c, mu = np.diag([1.0, 2.0, 2.0]), np.array([-1.0, 3.0, 0.0]), np.array([0.5])
+    Y = np.linalg.cholesky(A)
+    lam = np.zeros(3)
+    status, sweeps, u, res, *_ = solve_rows(Y, np.array([[0, 1], [0, 2], [0, 3]]), c, mu, 1e-12, 50, lam)
+    ref_lam, *_ = readable_nsgs(A, c, mu, 1e-12, 50)
+    np.testing.assert_allclose(lam, ref_lam, atol=1e-12)
+    np.testing.assert_allclose(lam, [1.0, -0.5, 0.0], atol=1e-12)        # sliding: |lam_t| = mu lam_n, against u_t
+    assert status == 0 and u[0] == pytest.approx(0.0, abs=1e-12) and u[1] > 0
+
+
+def test_a_fault_inside_the_compiled_run_is_a_simulation_error(monkeypatch):
+    """numba turns a float division by zero into Python's ZeroDivisionError and leaves it as a
+    bare SystemError: the pipeline names the model, the time and the readable route instead."""
+    from artidyn.kernels import scene_run
+
+    def faulty(*args):
+        try:
+            raise ZeroDivisionError("division by zero")
+        except ZeroDivisionError as e:
+            raise SystemError("CPUDispatcher returned a result with an exception set") from e
+
+    model = ball()
+    q, v = state(model, 0.3)
+    monkeypatch.setattr(scene_run, "contact_runs", faulty)
+    with pytest.raises(ad.SimulationError, match=r"'ball'.*t = 0 s \(ZeroDivisionError: division by zero\).*"
+                                                 r"route='reference'"):
+        ad.simulate(model, q, v, t_final=0.01, contact=ContactSettings())

@@ -35,7 +35,7 @@ CLOSED_FORM = {
     (Cylinder, HalfSpace): cf.cylinder_halfspace,
     (Mesh, HalfSpace): cf.mesh_halfspace,
 }
-EDGE_PARALLEL = 1e-9      # two box edges closer to parallel (sin of their angle) have no crossing
+EDGE_PARALLEL = 1e-6      # two box edges closer to parallel (sin of their angle) have no crossing
 EDGE_END = 1e-9           # an edge crossing within this fraction of an edge's end is a corner's
 EDGE_CONTACTS = 8         # the most edge crossings of two boxes (a face on a rotated face: 8)
 FACE_BIAS = 1e-6          # m: a face axis within this of the best edge axis is taken (faces first)
@@ -143,7 +143,7 @@ def box_edge_points(a, T_a, b, T_b, margin):
                 continue
             w = p - r
             we, wf = w @ e, w @ f
-            den = ee * ff - ef * ef
+            den = nn * nn          # |e|^2 |f|^2 - (e.f)^2, without its cancellation for near-parallel edges
             s_, t_ = (ef * wf - ff * we) / den, (ee * wf - ef * we) / den
             if not (EDGE_END < s_ < 1.0 - EDGE_END and EDGE_END < t_ < 1.0 - EDGE_END):
                 continue

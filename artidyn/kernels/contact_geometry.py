@@ -38,7 +38,7 @@ from .convex import convex_contacts, cylinder_on_halfspace, mesh_on_halfspace
 
 TINY = 1e-12
 TIE = 1e-12
-EDGE_PARALLEL = 1e-9      # two box edges closer to parallel (sin of their angle) have no crossing
+EDGE_PARALLEL = 1e-6      # two box edges closer to parallel (sin of their angle) have no crossing
 EDGE_END = 1e-9           # an edge crossing within this fraction of an edge's end is a corner's
 EDGE_CONTACTS = 8         # the most edge crossings of two boxes (a face on a rotated face: 8)
 FACE_BIAS = 1e-6          # m: a face axis within this of the best edge axis is taken (faces first)
@@ -380,7 +380,7 @@ def _box_edges(CC, k, SH, i, Ta, j, Tb, margin):
                         continue
                     w0, w1, w2 = p0 - r0, p1 - r1, p2 - r2
                     we, wf = w0 * e0 + w1 * e1 + w2 * e2, w0 * f0 + w1 * f1 + w2 * f2
-                    den = ee * ff - ef * ef
+                    den = nn * nn      # |e|^2 |f|^2 - (e.f)^2 without its cancellation (near-parallel edges)
                     s_ = (ef * wf - ff * we) / den
                     t_ = (ee * wf - ef * we) / den
                     if not (EDGE_END < s_ < 1.0 - EDGE_END and EDGE_END < t_ < 1.0 - EDGE_END):

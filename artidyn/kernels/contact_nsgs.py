@@ -114,6 +114,12 @@ def _stick(A, c, out):
     for i in range(3):
         for j in range(3):
             top = max(top, abs(A[i, j]))
+    total = abs(c[0]) + abs(c[1]) + abs(c[2])
+    for i in range(3):
+        for j in range(3):
+            total += abs(A[i, j])
+    if not total < math.inf:
+        return False                # a non-finite problem (NaN too): nothing for LAPACK
     if abs(det) > 1e-8 * top * top * top:
         lam = np.empty(3)
         for i in range(3):          # lam = A^-1 (-c): the adjugate's rows over det
@@ -170,13 +176,22 @@ def _slide(A, c, mu, prev, out):
     V11 = mu * (c[0] * A[2, 2] - c[2] * A[0, 2])
     a0, a1, b1 = (V10 - V01) / 2, v01, -v00
     a2, b2 = (V10 + V01) / 2, (V11 - V00) / 2
+    if not abs(a0) + abs(a1) + abs(b1) + abs(a2) + abs(b2) < math.inf:
+        return False
     coef = np.array([(a2 - 1j * b2) / 2, (a1 - 1j * b1) / 2, a0 + 0j, (a1 + 1j * b1) / 2, (a2 + 1j * b2) / 2])
     scale = 0.0
     for z in coef:
         scale = max(scale, abs(z))
-    if scale <= 1e-300:
+    if not (1e-300 < scale < math.inf):
         return False
-    roots = np.roots(coef / scale)
+    i0, i1 = 0, 4                                 # zero leading and trailing terms off (as numpy's roots;
+    while coef[i0] == 0:                          # a root at 0 is not on the unit circle)
+        i0 += 1
+    while coef[i1] == 0:
+        i1 -= 1
+    if i1 == i0:
+        return False
+    roots = np.roots(coef[i0:i1 + 1] / scale)
     found, best = False, math.inf
     lam = np.empty(3)
     for z in roots:
@@ -200,9 +215,13 @@ def _slide(A, c, mu, prev, out):
 @nb.njit
 def _fixed_point(A, c, mu, prev, out):
     """out <- P_K(lam - rho (A lam + c)^), rho = 1 / lambda_max(A), 200 times at most."""
-    top = np.linalg.eigvalsh(A)[-1]
     big = max(abs(c[0]), max(abs(c[1]), abs(c[2])))
-    if top <= 1e-14 * max(1.0, big):
+    total = abs(c[0]) + abs(c[1]) + abs(c[2])
+    for i in range(3):
+        for j in range(3):
+            total += abs(A[i, j])
+    top = np.linalg.eigvalsh(A)[-1] if total < math.inf else 0.0
+    if not top > 1e-14 * max(1.0, big):
         out[0], out[1], out[2] = prev[0], prev[1], prev[2]
         return
     rho = 1.0 / top

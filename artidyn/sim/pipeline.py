@@ -88,6 +88,20 @@ def _fail(model, code, k, h, extra=""):
             f"{tips}. The result up to there is in error.result")
 
 
+def _kernel(model, t0, run, *args):
+    """``run(*args)``, a compiled contact run from time t0. An arithmetic fault inside it (numba
+    raises Python's ZeroDivisionError on a float division by zero, LAPACK refuses a non-finite
+    block) comes out as numba's bare SystemError: it becomes a SimulationError that names the
+    model and the time, and the way round it."""
+    try:
+        return run(*args)
+    except (ArithmeticError, SystemError, ValueError, np.linalg.LinAlgError) as e:
+        cause = e.__cause__ if e.__cause__ is not None else e
+        raise SimulationError(f"simulate '{model.name}' with contact: the compiled step failed after t = {t0:.6g} s "
+                              f"({type(cause).__name__}: {cause}), a defect of artidyn's kernels (please report the "
+                              f"scene); route='reference' runs it on the readable route") from e
+
+
 def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
     """One run on the compiled route: a dict of the outputs (q, v, a, tau, energy (S, 3: kinetic,
     potential, the inputs' work), forces (S, nb + 1, 3), residual, iterations, ``lam`` (S, m_b) the
@@ -123,11 +137,10 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
     R.PYTHON[0], R.PYTHON_ERROR[0] = call, None
     try:
         while True:
-            R.contact_runs(P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci, c.tau_t, c.tau_v,
-                           c.f_t, c.f_v, c.gains, *c.ref, c.fe, inp.python, inp.friction, h, k0, nsteps, P.ST, P.cap, Out_q, Out_v,
-                           Out_a,
-                           Out_tau, Energy_, Forces, Residual, Iters, Lam, Drift, OFF, CI, CF, LOFF, LI, LF, Info,
-                           True, FS, X, Bal, 1)
+            _kernel(model, k0 * h, R.contact_runs, P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci,
+                    c.tau_t, c.tau_v, c.f_t, c.f_v, c.gains, *c.ref, c.fe, inp.python, inp.friction, h, k0, nsteps,
+                    P.ST, P.cap, Out_q, Out_v, Out_a, Out_tau, Energy_, Forces, Residual, Iters, Lam, Drift, OFF, CI,
+                    CF, LOFF, LI, LF, Info, True, FS, X, Bal, 1)
             code = int(info[K.I_CODE])
             k = int(info[K.I_STEP])
             if code == K.OK:
@@ -309,11 +322,10 @@ def run_rollout(model, scene, Q, V, h, nsteps):
     c = inp
     log = (np.zeros(1, np.int64), np.zeros((1, 3), np.int64), np.zeros((1, K.CFW)), np.zeros(1, np.int64),
            np.zeros(1, np.int64), np.zeros((1, 3)))
-    R.contact_runs(P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci, c.tau_t, c.tau_v, c.f_t,
-                   c.f_v, c.gains, *c.ref, c.fe, 0, c.friction, h, 0, nsteps, P.ST, P.cap, out_q, out_v, out_a, out_tau, energy,
-                   forces,
-                   residual, iters, lam, drift, *log, info, False, np.zeros((N, model.nb + 1, 6)), np.zeros(1),
-                   np.zeros((N, 4)), nchunk)
+    _kernel(model, 0.0, R.contact_runs, P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci, c.tau_t,
+            c.tau_v, c.f_t, c.f_v, c.gains, *c.ref, c.fe, 0, c.friction, h, 0, nsteps, P.ST, P.cap, out_q, out_v,
+            out_a, out_tau, energy, forces, residual, iters, lam, drift, *log, info, False,
+            np.zeros((N, model.nb + 1, 6)), np.zeros(1), np.zeros((N, 4)), nchunk)
     return dict(q=out_q, v=out_v, a=out_a, tau=out_tau, energy=energy, forces=forces, residual=residual,
                 iterations=iters, lam=lam, drift=drift, status=info[:, K.I_CODE].copy(),
                 failed_step=info[:, K.I_STEP].copy())
