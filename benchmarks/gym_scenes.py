@@ -14,7 +14,6 @@ table. Asserts nothing.
 """
 import os
 import sys
-import time
 import warnings
 
 import numpy as np
@@ -82,25 +81,17 @@ def run_mujoco(mj, qpos, t_final=1.0):
     return z
 
 
-def best(f, repeat):
-    out, t = None, np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = f()
-        t = min(t, time.perf_counter() - t0)
-    return t, out
-
-
 def gym_rows(rows, repeat=3, t_final=1.0, verbose=True):
     """One row per scene: (name, artidyn us/step, MuJoCo us/step, note); prints the torso heights."""
+    from simulate import best_of       # benchmarks/ on sys.path: run as a script or from scenes.py
     for name, file in SCENES:
         model, mj, q0, dt = gym_scene(file)
         steps = int(round(t_final / dt))
         t_final = steps * dt
         run_artidyn(model, q0, dt, 5 * dt)            # compiled once
-        t_art, res = best(lambda: run_artidyn(model, q0, dt, t_final), repeat)
+        t_art, res = best_of(lambda: run_artidyn(model, q0, dt, t_final), repeat)
         qpos = MujocoConverter(model, mj).to_mj_qpos(q0)
-        t_mj, z_mj = best(lambda: run_mujoco(mj, qpos, t_final), repeat)
+        t_mj, z_mj = best_of(lambda: run_mujoco(mj, qpos, t_final), repeat)
         z_art = torso_heights(model, res.q)
         n = min(len(z_art), len(z_mj))
         diff = np.abs(z_art[:n] - z_mj[:n])

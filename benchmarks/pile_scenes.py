@@ -108,15 +108,6 @@ def run_mujoco(mj, t_final):
     return nc, deep
 
 
-def best(f, repeat):
-    out, t = None, np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = f()
-        t = min(t, time.perf_counter() - t0)
-    return t, out
-
-
 def rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -125,6 +116,7 @@ def table(counts=COUNTS, t_final=0.2, repeat=3, budget=20.0):
     """Rows (n, steps, artidyn us/step, contacts/step, MuJoCo us/step, MuJoCo contacts/step, artidyn
     ADMM iterations/step). A scene whose first steps show that its run would take more than
     ``budget`` seconds runs fewer steps (as many as the budget allows, at least 5), once."""
+    from simulate import best_of       # benchmarks/ on sys.path (main)
     rows = []
     for n in counts:
         model, mj, q0 = scene(resting(n))
@@ -136,8 +128,8 @@ def table(counts=COUNTS, t_final=0.2, repeat=3, budget=20.0):
         if per * steps * repeat > budget:
             steps, rep = max(5, min(steps, int(budget / per))), 1
         T = steps * DT
-        t_a, r = best(lambda: run_artidyn(model, q0, T), rep)
-        t_m, (nc_m, _) = best(lambda: run_mujoco(mj, T), repeat)
+        t_a, r = best_of(lambda: run_artidyn(model, q0, T), rep)
+        t_m, (nc_m, _) = best_of(lambda: run_mujoco(mj, T), repeat)
         nc_a = np.mean([len(c.gap) for c in r.contacts[1:]])
         rows.append((n, steps, t_a / steps * 1e6, nc_a, t_m / steps * 1e6, float(np.mean(nc_m)),
                      r.stats["solver_iterations"] / steps))
@@ -149,13 +141,14 @@ def table(counts=COUNTS, t_final=0.2, repeat=3, budget=20.0):
 
 def falling_pile(t_final=1.0, repeat=2):
     """The 100 falling cubes: a dict of the measures."""
+    from simulate import best_of
     model, mj, q0 = scene(falling())
     steps = int(round(t_final / DT))
     before = rss_mb()
     run_artidyn(model, q0, 5 * DT)
-    t_a, r = best(lambda: run_artidyn(model, q0, t_final), repeat)
+    t_a, r = best_of(lambda: run_artidyn(model, q0, t_final), repeat)
     rss_a = rss_mb()
-    t_m, (nc_m, deep_m) = best(lambda: run_mujoco(mj, t_final), repeat)
+    t_m, (nc_m, deep_m) = best_of(lambda: run_mujoco(mj, t_final), repeat)
     nc = [len(c.gap) for c in r.contacts]
     deep = -min(min(c.gap, default=0.0) for c in r.contacts)
     out = dict(us_art=t_a / steps * 1e6, us_mj=t_m / steps * 1e6, nc_art=float(np.mean(nc)), nc_art_max=max(nc),

@@ -40,7 +40,6 @@ asserts nothing.
 import os
 import sys
 import tempfile
-import time
 import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -56,18 +55,9 @@ from artidyn.sim import PD  # noqa: E402
 from contact import (DT, MU, floating_mjcf, holding_torques, run_artidyn, run_mujoco, setup_mj,  # noqa: E402
                      solo12_artidyn, solo12_mj_state, solo12_mujoco, stack_artidyn, stack_mujoco, standing_state)
 from gym_scenes import gym_rows  # noqa: E402
-from simulate import erd_path, load_average, machine, pure_urdf_root, versions  # noqa: E402
+from simulate import best_of, erd_path, load_average, machine, pure_urdf_root, versions  # noqa: E402
 
 KP, KD = 20.0, 0.5
-
-
-def best(f, repeat=5):
-    out, t = None, np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = f()
-        t = min(t, time.perf_counter() - t0)
-    return t, out
 
 
 # --- solo12 under a PD ---------------------------------------------------------------------
@@ -115,8 +105,8 @@ def solo_scenes(rows):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ad.simulate(model, q0, None, tau, t_final=0.005, dt=DT, contact=s, controller=pd)
-        t_art, res = best(lambda: ad.simulate(model, q0, None, tau, t_final=steps * DT, dt=DT, contact=s,
-                                              controller=pd))
+        t_art, res = best_of(lambda: ad.simulate(model, q0, None, tau, t_final=steps * DT, dt=DT, contact=s,
+                                                 controller=pd), 5)
     act = np.asarray(model.actuated, dtype=float)
 
     def law(t, q, v):
@@ -128,7 +118,8 @@ def solo_scenes(rows):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t_py, res_py = best(lambda: ad.simulate(model, q0, None, law_fast, t_final=steps * DT, dt=DT, contact=s), 3)
+        t_py, res_py = best_of(lambda: ad.simulate(model, q0, None, law_fast, t_final=steps * DT, dt=DT,
+                                                   contact=s), 3)
     qm, fm = solo12_mj_state(mj, model, q0, tau)
     d = mujoco.MjData(mj)
 
@@ -149,8 +140,8 @@ def solo_scenes(rows):
         return z
 
     g0, b0 = mj.actuator_gainprm.copy(), mj.actuator_biasprm.copy()
-    t_mj, z_mj = best(mj_run)
-    t_mj_py, _ = best(lambda: mj_run(True))
+    t_mj, z_mj = best_of(mj_run, 5)
+    t_mj_py, _ = best_of(lambda: mj_run(True), 5)
     mj.actuator_gainprm[:], mj.actuator_biasprm[:] = g0, b0
     drift = float(np.max(np.abs(res.q[:, 2] - q0[2])))
     rows.append(("solo12 standing, compiled PD", t_art / steps * 1e6, t_mj / steps * 1e6,
@@ -165,8 +156,8 @@ def solo_scenes(rows):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ad.rollout(model, Q[:4], None, tau, t_final=0.005, dt=DT, contact=s, controller=pd)
-        t_r, R = best(lambda: ad.rollout(model, Q, None, tau, t_final=n_roll * DT, dt=DT, contact=s, controller=pd,
-                                         record=("q", "v")), 3)
+        t_r, R = best_of(lambda: ad.rollout(model, Q, None, tau, t_final=n_roll * DT, dt=DT, contact=s, controller=pd,
+                                            record=("q", "v")), 3)
     from mujoco import rollout as mjr
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
     nstate = mujoco.mj_stateSize(mj, spec)
@@ -182,7 +173,7 @@ def solo_scenes(rows):
     for x in datas:
         x.qfrc_applied[:] = fm
     mjr.rollout(mj, datas, X0[:4], ctrl_all[:4], nstep=5)
-    t_mr, _ = best(lambda: mjr.rollout(mj, datas, X0, ctrl_all, nstep=n_roll), 3)
+    t_mr, _ = best_of(lambda: mjr.rollout(mj, datas, X0, ctrl_all, nstep=n_roll), 3)
     rows.append((f"{N} solo12 rollouts x {n_roll} steps, PD", t_r / (N * n_roll) * 1e6, t_mr / (N * n_roll) * 1e6,
                  f"per run-step; status all 0: {bool(np.all(R.stats['status'] == 0))}"))
 
@@ -239,7 +230,8 @@ def fourbar_scene(rows):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ad.simulate(model, q, None, t_final=0.005, dt=DT, contact=s, constraints=loop)
-        t_art, res = best(lambda: ad.simulate(model, q, None, t_final=steps * DT, dt=DT, contact=s, constraints=loop))
+        t_art, res = best_of(lambda: ad.simulate(model, q, None, t_final=steps * DT, dt=DT, contact=s,
+                                                 constraints=loop), 5)
     phi = max(float(np.abs(ad.constraints.constraint_rows(model, x, np.zeros(3), loop).phi).max()) for x in res.q)
     xml = FOURBAR_MJCF.format(floor=floor, th2=np.degrees(-1.0586351336087465), th3=np.degrees(-1.9283674304404068))
     xml = xml.replace('<worldbody>', '<worldbody>\n    <site name="pivot" pos="3 0 0"/>')
@@ -253,7 +245,7 @@ def fourbar_scene(rows):
         for _ in range(steps):
             mujoco.mj_step(mj, d)
         return worst
-    t_mj, _ = best(run)
+    t_mj, _ = best_of(run, 5)
     mujoco.mj_resetData(mj, d)
     gap = 0.0
     for _ in range(steps):
@@ -340,8 +332,8 @@ def talos_scene(rows, repeat=3):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ad.simulate(model, q0, None, tau, t_final=0.005, dt=DT, contact=s, controller=pd, constraints="model")
-        t_art, res = best(lambda: ad.simulate(model, q0, None, tau, t_final=steps * DT, dt=DT, contact=s,
-                                              controller=pd, constraints="model"), repeat)
+        t_art, res = best_of(lambda: ad.simulate(model, q0, None, tau, t_final=steps * DT, dt=DT, contact=s,
+                                                 controller=pd, constraints="model"), repeat)
     mj, ctrl = talos_mujoco(model, q0, kp, kd)
     qm, fm = solo12_mj_state(mj, model, q0, tau)
     d = mujoco.MjData(mj)
@@ -356,7 +348,7 @@ def talos_scene(rows, repeat=3):
         return z, d.qpos[:2] - qm[:2]
 
     mj_run()
-    t_mj, (z_mj, xy_mj) = best(mj_run, repeat)
+    t_mj, (z_mj, xy_mj) = best_of(mj_run, repeat)
     dz_art = float(np.max(np.abs(res.q[:, 2] - q0[2])))
     dz_mj = float(np.max(np.abs(z_mj - q0[2]))) if np.all(np.isfinite(z_mj)) else np.inf
     up = lambda dz, z_end: "stood" if dz < 0.05 and np.isfinite(z_end) else "fell"  # noqa: E731
