@@ -1,10 +1,17 @@
-"""Threads of the batched kernels: how many, and how they wait.
+"""Threads of the batched kernels: how many, how they share the work, and how they wait.
 
 Batches (``ad.rnea(model, Q, V, A)`` with a leading axis, rollouts, batched derivatives) run on
-numba's threads: as many as the machine has cores by default. ``NUMBA_NUM_THREADS`` in the
-environment (read when numba starts) sets that number for the process; :func:`set_num_threads`
-lowers it from Python (numba's setting, which holds for the calling thread), :func:`get_num_threads`
-reads it.
+as many threads as the machine has cores by default. ``NUMBA_NUM_THREADS`` in the environment
+(read when numba starts) sets that number for the process; :func:`set_num_threads` lowers it from
+Python (numba's setting, which holds for the calling thread), :func:`get_num_threads` reads it.
+
+Two kinds of batch share that number. The one-state algorithms (rnea, aba, crba, kinematics:
+microseconds a state) run on numba's own threads (a ``prange`` over chunks of states, OpenMP).
+The heavier ones (simulation runs and rollouts, constrained dynamics, the analytical
+formulations, derivatives, the regressor: tens of microseconds a state and more) run a compiled
+chunk function, which releases the GIL, on Python threads (:func:`run_chunks`): the same speed on
+such work (a chunk is milliseconds, the hand-over microseconds), and numba compiles each of them
+once, not a second time inside a parallel region (about 160 s less of compilation at installation).
 
 How the threads wait (OpenMP, numba's default threading layer): between two batches, and at the
 end of one while the slowest thread finishes, GNU OpenMP's threads spin on a core for a while
@@ -18,8 +25,10 @@ taken; ``benchmarks/busy.py``). OpenMP reads it when it starts, so it applies wh
 imported before any other library that starts OpenMP in the process (pinocchio's parallel
 calls share it then too).
 """
+import itertools
 import operator
 import os
+import threading
 
 SPINCOUNT = "300"
 
@@ -50,6 +59,58 @@ def set_num_threads(n):
         raise InputError(f"set_num_threads: n = {n} is outside 1 .. {top} (NUMBA_NUM_THREADS, the most "
                          f"threads this process started with)")
     numba.set_num_threads(n)
+
+
+_POOL = [None]
+_POOL_LOCK = threading.Lock()
+
+
+def _pool():
+    """The process's worker threads (one fewer than the most threads a batch may use: the calling
+    thread works too), started at the first parallel call."""
+    with _POOL_LOCK:
+        if _POOL[0] is None:
+            import numba
+            from concurrent.futures import ThreadPoolExecutor
+            _POOL[0] = ThreadPoolExecutor(max(1, numba.config.NUMBA_NUM_THREADS - 1), "artidyn")
+        return _POOL[0]
+
+
+def chunks(N, per_thread=64):
+    """How many chunks for N independent items: one per thread, four per thread above
+    ``per_thread`` items a thread (the threads that finish first take the rest)."""
+    threads = get_num_threads()
+    return max(1, min(N, threads if N <= per_thread * threads else 4 * threads))
+
+
+def run_chunks(kernel, m, *args):
+    """``kernel(*args, c, m)`` for the chunks c = 0 .. m-1, on at most :func:`get_num_threads`
+    threads at once, the calling thread one of them; their results in chunk order.
+
+    ``kernel`` is a compiled function that releases the GIL (``nogil=True``), so that the chunks run
+    at once. A thread takes the next chunk when it finishes one. An exception of a chunk is raised
+    here, after every thread has stopped."""
+    threads = min(get_num_threads(), m)
+    if threads <= 1:
+        return [kernel(*args, c, m) for c in range(m)]
+    out = [None] * m
+    order = itertools.count()           # next() on it is atomic under the GIL
+
+    def work():
+        for c in order:
+            if c >= m:
+                return
+            out[c] = kernel(*args, c, m)
+
+    helpers = [_pool().submit(work) for _ in range(threads - 1)]
+    try:
+        work()
+    finally:
+        errors = [h.exception() for h in helpers]       # waits for each
+    for e in errors:
+        if e is not None:
+            raise e
+    return out
 
 
 configure_openmp()

@@ -115,7 +115,7 @@ def test_a_fault_inside_the_compiled_run_is_a_simulation_error(monkeypatch):
 
     model = ball()
     q, v = state(model, 0.3)
-    monkeypatch.setattr(scene_run, "contact_runs", faulty)
+    monkeypatch.setattr(scene_run, "contact_chunk", faulty)
     with pytest.raises(ad.SimulationError, match=r"'ball'.*t = 0 s \(ZeroDivisionError: division by zero\).*"
                                                  r"route='reference'"):
         ad.simulate(model, q, v, t_final=0.01, contact=ContactSettings())

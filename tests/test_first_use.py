@@ -153,6 +153,51 @@ def test_threads_settable_and_checked():
             ad.set_num_threads(bad)
 
 
+def test_run_chunks_on_threads_in_order_and_within_the_count():
+    """The heavier batches run their chunks on Python threads (artidyn.threads.run_chunks): every
+    chunk once, the results in chunk order, at most get_num_threads() threads at once (the caller
+    one of them), a chunk's exception raised after the others stopped, one thread when set so."""
+    import threading
+    import time
+
+    from artidyn import threads
+    lock, busy, most, where = threading.Lock(), [0], [0], set()
+
+    def chunk(scale, c, m):
+        with lock:
+            busy[0] += 1
+            most[0] = max(most[0], busy[0])
+            where.add(threading.get_ident())
+        time.sleep(0.002)               # releases the GIL, as a compiled chunk does
+        with lock:
+            busy[0] -= 1
+        return scale * c + m
+
+    assert threads.run_chunks(chunk, 9, 10) == [10 * c + 9 for c in range(9)]
+    assert most[0] <= ad.get_num_threads()
+    if ad.get_num_threads() > 1:
+        assert most[0] >= 2 and len(where) >= 2      # the threads worked at once
+    n = ad.get_num_threads()
+    try:
+        ad.set_num_threads(1)
+        where.clear()
+        assert threads.run_chunks(chunk, 5, 1) == [c + 5 for c in range(5)]
+        assert where == {threading.get_ident()}
+    finally:
+        ad.set_num_threads(n)
+
+    def faulty(c, m):
+        time.sleep(0.001)
+        if c == 3:
+            raise ZeroDivisionError("chunk 3")
+        return c
+
+    with pytest.raises(ZeroDivisionError, match="chunk 3"):
+        threads.run_chunks(faulty, 8)
+    assert threads.chunks(1) == 1 and threads.chunks(10) == min(10, ad.get_num_threads())
+    assert threads.chunks(10_000) == 4 * ad.get_num_threads()
+
+
 def test_openmp_waits_briefly_unless_the_environment_says(monkeypatch):
     from artidyn import threads
     monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)

@@ -10,6 +10,7 @@ caller then takes the reference route.
 import numpy as np
 
 from ..kernels import dispatch
+from ..threads import chunks, run_chunks
 from .models import Coupling, Distance, Hinge, Point, Weld
 from .nonholonomic import KnifeEdge, NoPivot, RollingDisk, RollingSphere
 
@@ -227,7 +228,8 @@ def _bound():
 
 
 def batch(model, P, Q, V, TAU, f_ext, baumgarte, friction):
-    """``(A, LAM, PHI, W, residual, codes)`` for N states (rows) through the parallel kernel."""
+    """``(A, LAM, PHI, W, residual, codes)`` for N states (rows), in chunks on threads
+    (:func:`artidyn.threads.run_chunks`)."""
     B = dispatch._table(model)
     N = Q.shape[0]
     alpha, beta = (0.0, 0.0) if baumgarte is None else (float(baumgarte[0]), float(baumgarte[1]))
@@ -235,6 +237,6 @@ def batch(model, P, Q, V, TAU, f_ext, baumgarte, friction):
     W = np.empty((N, P.nc, 6))
     codes = np.empty(N, dtype=np.int64)
     F = dispatch._NO_F3 if f_ext is None else f_ext
-    _K.constrained_batch(B, P.K, P.TF, Q, V, TAU, F, options(f_ext, friction), alpha, beta, A, LAM, PHI, W, INFO,
-                         codes, dispatch._chunks(N))
+    run_chunks(_K.constrained_batch, chunks(N, 128), B, P.K, P.TF, Q, V, TAU, F, options(f_ext, friction), alpha, beta,
+               A, LAM, PHI, W, INFO, codes)
     return A, LAM, PHI, W, INFO[:, 0], codes

@@ -61,16 +61,11 @@ def _batch(model, kind, B, q, x1, x2, f_ext, opts):
     nv = model.nv
     out = np.empty((3, N, nv, nv))
     codes = np.empty(N, np.int64)
-    import numba
-    threads = numba.get_num_threads()
-    # many small chunks handed out one at a time: a thread that the OS holds back (a loaded
-    # machine) delays the call by one chunk, not by its static share of the batch
-    previous = numba.set_parallel_chunksize(1)
-    try:
-        bad = _kernels()["batch"](B, kind, Q, X1, X2, F, opts, out, codes, min(N, 8 * threads))
-    finally:
-        numba.set_parallel_chunksize(previous)
-    if bad != 0:
+    from ..threads import get_num_threads, run_chunks
+    # many small chunks, a thread taking the next when it finishes one: a thread that the OS holds
+    # back (a loaded machine) delays the call by one chunk, not by its static share of the batch
+    if any(run_chunks(_kernels()["batch"], min(N, 8 * get_num_threads()), B, kind, Q, X1, X2, F, opts, out, codes)) \
+            or np.any(codes != 0):
         return None
     return (out[0, 0], out[1, 0], out[2, 0]) if single else (out[0], out[1], out[2])
 

@@ -26,9 +26,11 @@ module              holds
 ``energy``          kinetic and potential energy of a state
 ``manifold``        integrate / difference / dexp^-1 on the configuration manifold
 ``stepping``        the simulation engine: a whole run in one call (``simulate_segment``) and
-                    parallel rollouts (``rollout``); integrators, inputs, controllers
+                    a chunk of a rollout (``rollout``); integrators, inputs, controllers
 ``slots``           the engine's codes and state slots (numbers only, shared with the Python side)
-``batch``           the one parallel entry point (``prange`` over chunks of states)
+``batch``           the one ``prange`` entry point (chunks of states on numba's OpenMP threads);
+                    the heavier batches run a chunk function on Python threads
+                    (:func:`artidyn.threads.run_chunks`)
 ``dispatch``        the Python side: argument routing, no numba import until the first call
 ==================  =============================================================================
 

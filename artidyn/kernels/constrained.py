@@ -962,15 +962,16 @@ def constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam
     The factors stay in S (:func:`factor_state`), for a caller that needs them; work[5, 0] <-
     max |J a - gamma|.
     """
+    NO, YES = np.bool_(False), np.bool_(True)   # not literals: a literal argument is a compile of its own
     if energy is None:              # h from the CRBA's pass (world coordinates)
         code = factor_bias_state(B, K, TF, q, qd, fext, opts, S, phi, strict)
         if code != OK:
             return code
-        return solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy, False, True)
+        return solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy, NO, YES)
     code = factor_state(B, K, TF, q, qd, S, phi, strict)      # the energies read off the RNEA's pass
     if code != OK:
         return code
-    return solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy, False)
+    return solve_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, energy, NO, NO)
 
 
 @nb.njit
@@ -1063,6 +1064,7 @@ def one_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W
         return BAD_INPUT
     if lam.shape[0] == 0:
         return unconstrained_state(B, qd, tau, fext, opts, S, qdd)
-    code = constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W)
+    code = constrained_state(B, K, TF, q, qd, tau, fext, opts, alpha, beta, S, qdd, lam, phi, W, np.bool_(True),
+                             None)
     info[0] = S[9][5, 0]
     return code

@@ -6,7 +6,7 @@ kernels that share its helpers (contacts, derivatives) do not pay for these.
 import numba as nb
 import numpy as np
 
-from .constrained import BAD_INPUT, OK, one_state, scratch, scratch_init, scratch_sizes, scratch_views
+from .constrained import BAD_INPUT, one_state, scratch, scratch_init, scratch_sizes, scratch_views
 from .pack import IV
 from .types import BUF, HAS_FEXT, I64, MAT, OUT1, OUT2, OUT3, TEN, VEC
 
@@ -33,20 +33,14 @@ def run_chunk(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, 
 
 
 @nb.njit(I64(BUF, MAT, TEN.copy(ndim=4), MAT, MAT, MAT, TEN, I64, F64, F64, OUT2, OUT2, OUT2, OUT3, OUT2,
-             nb.int64[::1], I64), cache=True, parallel=True)
-def constrained_batch(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, nchunk):
-    """N states in ``nchunk`` parallel chunks, each on a private copy of the table; codes (N) per
-    state. Returns the number of states whose code is not OK."""
+             nb.int64[::1], I64, I64), cache=True, nogil=True)
+def constrained_batch(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, c, m):
+    """Chunk c of m of N states, on a private copy of the table; codes (N) per state. The chunks
+    run on threads at once (:func:`artidyn.threads.run_chunks`; it releases the GIL)."""
     N = Q.shape[0]
-    c = max(1, min(N, nchunk))
-    for ch in nb.prange(c):
-        run_chunk(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, ch * N // c,
-                  (ch + 1) * N // c)
-    bad = 0
-    for k in range(N):
-        if codes[k] != OK:
-            bad += 1
-    return bad
+    run_chunk(B, K, TF, Q, QD, TAU, Fext, opts, alpha, beta, QDD, LAM, PHI, WR, INFO, codes, c * N // m,
+              (c + 1) * N // m)
+    return 0
 
 
 @nb.njit(I64(BUF, MAT, TEN.copy(ndim=4), VEC, VEC, VEC, MAT, I64, F64, F64, OUT1, nb.int64[::1], I64, OUT1),

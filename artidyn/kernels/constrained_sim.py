@@ -42,8 +42,9 @@ def dynamics(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W, en
     if not (load_q(B, q) and all_finite(v)):
         return BAD_INPUT
     if factored:
-        return solve_state(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W, energy)
-    return constrained_state(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W, False, energy)
+        return solve_state(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W, energy, np.bool_(True),
+                           np.bool_(False))
+    return constrained_state(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W, np.bool_(False), energy)
 
 
 @nb.njit
@@ -119,7 +120,7 @@ def project(B, K, TF, q, v, S, phi, tol, maxit, do_project, drift, tmp):
     for it in range(maxit + 1):
         if not load_q(B, q):
             return BAD_INPUT
-        code = factor_state(B, K, TF, q, v, S, phi, False)
+        code = factor_state(B, K, TF, q, v, S, phi, np.bool_(False))
         if code != OK:
             return code
         res = 0.0

@@ -28,6 +28,7 @@ step taken on the reference route) is left for a GJK/EPA that does not converge.
 import math
 
 import numba as nb
+import numpy as np
 
 from .contact_rows import (BOX, CAPSULE, CYLINDER, FALLBACK, FULL, HALFSPACE, MESH, SB, SK,  # noqa: F401
                            SP, SPHERE)
@@ -306,6 +307,7 @@ def _box_box(CC, k, SH, i, Ta, j, Tb, margin, HULL):
     corners of one box were found (its face lies wholly on the other's: that face is the overlap).
     None while the boxes are within the margin: the GJK/EPA contact of :func:`.convex.convex_contacts`,
     as the reference takes coal's."""
+    NO, YES = np.bool_(False), np.bool_(True)  # not literals: a literal argument is a compile of its own
     ha, hb = _half(SH, i), _half(SH, j)
     best, ga, gb, ge, aa, ab = -1e300, -1e300, -1e300, -1e300, 0, 0
     for ax in range(15):
@@ -321,13 +323,13 @@ def _box_box(CC, k, SH, i, Ta, j, Tb, margin, HULL):
         return k
     k_start = k
     if max(ga, gb) + FACE_BIAS >= ge:
-        k = _corners_on_face(CC, k, SH, i, Ta, j, Tb, ab, margin, False, k)
+        k = _corners_on_face(CC, k, SH, i, Ta, j, Tb, ab, margin, NO, k)
         if k == FULL:
             return FULL
         if k - k_start >= 4:           # a whole face of i over j's: the overlap is that face
             return k
         k1 = k
-        k = _corners_on_face(CC, k, SH, j, Tb, i, Ta, aa, margin, True, k_start)
+        k = _corners_on_face(CC, k, SH, j, Tb, i, Ta, aa, margin, YES, k_start)
         if k == FULL:
             return FULL
         if k - k1 >= 4:
@@ -452,4 +454,5 @@ def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL):
 def contacts_of_pair(CC, SH, i, Ti, j, Tj, margin, HULL):
     """:func:`pair_contacts` from an empty buffer (the entry point of
     :func:`artidyn.contact.compiled.compiled_contacts`)."""
-    return pair_contacts(CC, 0, SH, i, Ti, j, Tj, margin, HULL)
+    ZERO = np.int64(0)  # not literals: a literal argument is a compile of its own
+    return pair_contacts(CC, ZERO, SH, i, Ti, j, Tj, margin, HULL)

@@ -281,7 +281,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         for r in range(mb):
             for c in range(mb):
                 Gb[r, c] = G[mc + r, mc + c]
-        if cholesky(Gb, False, dropped) < 0:
+        if cholesky(Gb, np.bool_(False), dropped) < 0:     # a plain bool: one compile with constrained.py's
             return SOLVER
         for j in range(mc + 1):       # columns of G_bc, then b_b: X = G_bb^-1 [G_bc, b_b]
             for r in range(mb):

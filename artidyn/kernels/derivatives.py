@@ -492,22 +492,16 @@ def run_chunk(B, kind, Q, X1, X2, Fext, opts, out, codes, lo, hi):
                                      out[0, k], out[1, k], out[2, k])
 
 
-@nb.njit(I64(BUF, I64, MAT, MAT, MAT, TEN, I64, OUT4, nb.int64[::1], I64), cache=True, parallel=True)
-def derivatives_batch(B, kind, Q, X1, X2, Fext, opts, out, codes, nchunk):
-    """N states (rows of Q, X1, X2; Fext (N, nb+1, 6) when opts & HAS_FEXT) in ``nchunk``
-    parallel chunks, each on a private copy of the table: out (3, N, nv, nv), codes (N).
-    Returns the number of states whose code is not OK (N for bad shapes)."""
+@nb.njit(I64(BUF, I64, MAT, MAT, MAT, TEN, I64, OUT4, nb.int64[::1], I64, I64), cache=True, nogil=True)
+def derivatives_batch(B, kind, Q, X1, X2, Fext, opts, out, codes, c, m):
+    """Chunk c of m of N states (rows of Q, X1, X2; Fext (N, nb+1, 6) when opts & HAS_FEXT) on a
+    private copy of the table: out (3, N, nv, nv), codes (N). The chunks run on threads at once
+    (:func:`artidyn.threads.run_chunks`; it releases the GIL). Returns 1 for bad shapes, else 0."""
     N, nv = Q.shape[0], int(B[0, IV])
     if (X1.shape[0] != N or X2.shape[0] != N or codes.shape[0] != N or out.shape[0] != 3 or out.shape[1] != N
             or out.shape[2] != nv or out.shape[3] != nv):
-        return N
+        return 1
     if opts & HAS_FEXT and (Fext.shape[0] != N or Fext.shape[1] != B.shape[0] or Fext.shape[2] != 6):
-        return N
-    m = max(1, min(N, nchunk))
-    for c in nb.prange(m):
-        run_chunk(B, kind, Q, X1, X2, Fext, opts, out, codes, c * N // m, (c + 1) * N // m)
-    bad = 0
-    for k in range(N):
-        if codes[k] != OK:
-            bad += 1
-    return bad
+        return 1
+    run_chunk(B, kind, Q, X1, X2, Fext, opts, out, codes, c * N // m, (c + 1) * N // m)
+    return 0

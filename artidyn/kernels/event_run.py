@@ -190,13 +190,14 @@ def run(B, SH, PL, HV, HN, FO, FI, AO, AN, PAIRS, LIM, SZ, TAU, FEXT, PR, opts, 
     OFF[0] = LOFF[0] = 0
     info[0], info[1], info[2] = OK, 0, 0
     t_now = T[0]
+    FREE = np.bool_(False)          # not a literal: a literal argument is a compile of its own
     for k in range(T.shape[0]):
         info[2] = k
         code, CL, ncl, SL, nsl, LD, LSD, nl = phase_sets(X, q, v)
         if code != OK:
             info[0], info[1] = code, nev
             return T[k]
-        code, kc, sel, lam, modes, st, residual, CC, CI = dynamics(X, T[k], q, v, CL, ncl, SL, nsl, False, LD, LSD,
+        code, kc, sel, lam, modes, st, residual, CC, CI = dynamics(X, T[k], q, v, CL, ncl, SL, nsl, FREE, LD, LSD,
                                                                    nl, OA[k])
         if code != OK:
             info[0], info[1] = code, nev

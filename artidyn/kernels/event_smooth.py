@@ -181,25 +181,26 @@ def rk4(X, t, q, v, h, CL, ncl, SL, nsl, LD, LSD, nl):
     k1v, k2v, k3v, k4v = np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv)
     k2x, k3x, k4x = np.zeros(nv), np.zeros(nv), np.zeros(nv)
     qs, q1 = np.zeros(q.shape[0]), np.zeros(q.shape[0])
-    code = dynamics(X, t, q, v, CL, ncl, SL, nsl, True, LD, LSD, nl, k1v)[0]
+    HELD = np.bool_(True)           # not a literal: a literal argument is a compile of its own
+    code = dynamics(X, t, q, v, CL, ncl, SL, nsl, HELD, LD, LSD, nl, k1v)[0]
     if code != OK:
         return code, q1, v.copy()
     x2, v2 = 0.5 * h * v, v + 0.5 * h * k1v
     dexp_inv_v(B, x2, v2, k2x)
     integrate_q(B, q, x2, 1.0, qs)
-    code = dynamics(X, t + 0.5 * h, qs, v2, CL, ncl, SL, nsl, True, LD, LSD, nl, k2v)[0]
+    code = dynamics(X, t + 0.5 * h, qs, v2, CL, ncl, SL, nsl, HELD, LD, LSD, nl, k2v)[0]
     if code != OK:
         return code, q1, v.copy()
     x3, v3 = 0.5 * h * k2x, v + 0.5 * h * k2v
     dexp_inv_v(B, x3, v3, k3x)
     integrate_q(B, q, x3, 1.0, qs)
-    code = dynamics(X, t + 0.5 * h, qs, v3, CL, ncl, SL, nsl, True, LD, LSD, nl, k3v)[0]
+    code = dynamics(X, t + 0.5 * h, qs, v3, CL, ncl, SL, nsl, HELD, LD, LSD, nl, k3v)[0]
     if code != OK:
         return code, q1, v.copy()
     x4, v4 = h * k3x, v + h * k3v
     dexp_inv_v(B, x4, v4, k4x)
     integrate_q(B, q, x4, 1.0, qs)
-    code = dynamics(X, t + h, qs, v4, CL, ncl, SL, nsl, True, LD, LSD, nl, k4v)[0]
+    code = dynamics(X, t + h, qs, v4, CL, ncl, SL, nsl, HELD, LD, LSD, nl, k4v)[0]
     if code != OK:
         return code, q1, v.copy()
     integrate_q(B, q, h / 6 * (v + 2 * k2x + 2 * k3x + k4x), 1.0, q1)

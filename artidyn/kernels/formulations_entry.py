@@ -5,7 +5,6 @@ disk; importing :mod:`.formulations` for its helpers compiles nothing.
 import numba as nb
 
 from .formulations import formulation_state
-from .constrained import OK
 from .types import BUF, I64, MAT, OUT1, OUT2, TEN, VEC
 
 TEN4 = TEN.copy(ndim=4)
@@ -30,19 +29,13 @@ def run_chunk(B, K, TF, method, Q, V, TAU, F, opts, X, Y, J, G, named, WDOT, A, 
 
 
 @nb.njit(I64(BUF, MAT, TEN4, I64, MAT, MAT, MAT, TEN, I64, TEN4, TEN, TEN, MAT, IVEC, OUT2, OUT2, OUT2, OUT2, OUT2,
-             nb.int64[::1], I64), cache=True, parallel=True)
+             nb.int64[::1], I64, I64), cache=True, nogil=True)
 def formulation_batch(B, K, TF, method, Q, V, TAU, F, opts, X, Y, J, G, named, WDOT, A, LAM, FORCE, INFO, codes,
-                      nchunk):
-    """N states (rows of Q, V, TAU; F, X, Y, J, G with N rows or one for all) in ``nchunk``
-    parallel chunks, each on a private copy of the table; codes (N) per state. Returns the number
-    of states whose code is not OK."""
+                      c, m):
+    """Chunk c of m of N states (rows of Q, V, TAU; F, X, Y, J, G with N rows or one for all) on a
+    private copy of the table; codes (N) per state. The chunks run on threads at once
+    (:func:`artidyn.threads.run_chunks`; it releases the GIL)."""
     N = Q.shape[0]
-    c = max(1, min(N, nchunk))
-    for ch in nb.prange(c):
-        run_chunk(B, K, TF, method, Q, V, TAU, F, opts, X, Y, J, G, named, WDOT, A, LAM, FORCE, INFO, codes,
-                  ch * N // c, (ch + 1) * N // c)
-    bad = 0
-    for k in range(N):
-        if codes[k] != OK:
-            bad += 1
-    return bad
+    run_chunk(B, K, TF, method, Q, V, TAU, F, opts, X, Y, J, G, named, WDOT, A, LAM, FORCE, INFO, codes,
+              c * N // m, (c + 1) * N // m)
+    return 0

@@ -185,19 +185,12 @@ def run_chunk(B, Q, Qd, Qdd, out, lo, hi):
     return -1
 
 
-@nb.njit(I64(BUF, MAT, MAT, MAT, OUT3, I64), cache=True, parallel=True)
-def regressor_batch(B, Q, Qd, Qdd, out, nchunk):
-    """Y for N states (rows of Q, Qd, Qdd) into out (N, nv, n_params), ``nchunk`` chunks in
-    parallel. Returns -1, or the first state whose inputs or result are not valid (0 for bad
-    shapes)."""
+@nb.njit(I64(BUF, MAT, MAT, MAT, OUT3, I64, I64), cache=True, nogil=True)
+def regressor_batch(B, Q, Qd, Qdd, out, c, m):
+    """Y for chunk c of m of N states (rows of Q, Qd, Qdd) into out (N, nv, n_params); the chunks
+    run on threads at once (:func:`artidyn.threads.run_chunks`; it releases the GIL). Returns -1,
+    or the first state whose inputs or result are not valid (0 for bad shapes)."""
     N = Q.shape[0]
     if Qd.shape[0] != N or Qdd.shape[0] != N or out.shape[0] != N:
         return 0
-    m = max(1, min(N, nchunk))
-    first = np.empty(m, np.int64)
-    for c in nb.prange(m):
-        first[c] = run_chunk(B, Q, Qd, Qdd, out, c * N // m, (c + 1) * N // m)
-    for c in range(m):
-        if first[c] >= 0:
-            return first[c]
-    return -1
+    return run_chunk(B, Q, Qd, Qdd, out, c * N // m, (c + 1) * N // m)

@@ -81,11 +81,12 @@ def _room(B, room, nl_max, ns, mb):
 @nb.njit
 def inputs(B, IN, t, q, v, W, Fs, tau):
     """tau <- the input torques at (t, q, v); Fs <- the external wrenches; True when Fs is set."""
+    NO = np.bool_(False)  # not literals: a literal argument is a compile of its own
     ci, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, fe = IN
-    input_vector(ci[CI_TAU], tau_t, tau_v, t, False, tau)
+    input_vector(ci[CI_TAU], tau_t, tau_v, t, NO, tau)
     has_f = ci[CI_FEXT] != NONE
     if has_f:
-        input_wrenches(ci[CI_FEXT], f_t, f_v, t, False, Fs)
+        input_wrenches(ci[CI_FEXT], f_t, f_v, t, NO, Fs)
     if ci[CI_CTRL] != NONE:
         load_q(B, q)
         controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, tau)
@@ -344,33 +345,32 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
     return OK
 
 
-@nb.njit(cache=True, parallel=True)
-def contact_runs(B, SH, PL, HV, HN, FO, FI, AO, AN, PAIRS, LIM, K, TF, PR, ci, tau_t, tau_v, f_t, f_v, gains,
+@nb.njit(cache=True, nogil=True)
+def contact_chunk(B, SH, PL, HV, HN, FO, FI, AO, AN, PAIRS, LIM, K, TF, PR, ci, tau_t, tau_v, f_t, f_v, gains,
                  ref_t, ref_q, ref_v, ref_a, fe, python, friction, h, k0, nsteps, ST, cap, out_q, out_v, out_a,
                  out_tau, e_out, forces, residual, iters, lam_out, drift_out, OFF, CI_out, CF_out, LOFF, LI_out,
-                 LF_out, info, store, Fs, X, bal, nchunk):
-    """N runs (tau_v (1 or N, K, nv), f_v (1 or N, K, nb+1, 6); fe: the force elements'
-    table, :mod:`.forces`) from (out_q[r, k0], out_v[r, k0])
-    in parallel chunks, each on a private copy of the table and scratch; info (N, 5) and bal
+                 LF_out, info, store, Fs, X, bal, ch, m):
+    """Chunk ``ch`` of ``m`` of N runs (tau_v (1 or N, K, nv), f_v (1 or N, K, nb+1, 6); fe: the
+    force elements' table, :mod:`.forces`) from (out_q[r, k0], out_v[r, k0]), on a private copy of
+    the table and scratch (the chunks run on threads at once: :func:`artidyn.threads.run_chunks`;
+    it releases the GIL, and takes it back to call a Python function); info (N, 5) and bal
     (N, 4) per run (:func:`contact_run`; the code of each run in info[:, I_CODE]). A single run
     is the same call with N = 1 (``store``: its contact log kept; ``python``: its Python
     functions): a run alone and in a rollout run the same code from the same table. (They agree
     to rounding, not always to the last bit: the vectorised sums of the Delassus kernels take a
     scalar path when two scratch arrays happen to lie close in memory.)"""
     N = out_q.shape[0]
-    m = max(1, min(N, nchunk))
     mb = lam_out.shape[2]
-    for ch in nb.prange(m):
-        Bc = B.copy()
-        CN = bilateral(Bc, K, TF, mb)
-        HULL = (HV, HN, FO, FI, AO, AN)
-        for r in range(ch * N // m, (ch + 1) * N // m):
-            Bc[:, :] = B           # each run from the same table as a run alone (no state carried over)
-            tv = tau_v[r] if tau_v.shape[0] > 1 else tau_v[0]
-            fv = f_v[r] if f_v.shape[0] > 1 else f_v[0]
-            IN = (ci, tau_t, tv, f_t, fv, gains, ref_t, ref_q, ref_v, ref_a, fe)
-            contact_run(Bc, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, nsteps, ST, cap, PR,
-                        out_q[r], out_v[r], out_a[r], out_tau[r], e_out[r], forces[r], residual[r], iters[r],
-                        lam_out[r], drift_out[r], OFF, CI_out, CF_out, LOFF, LI_out, LF_out, info[r], store, Fs[r],
-                        X, bal[r])
+    Bc = B.copy()
+    CN = bilateral(Bc, K, TF, mb)
+    HULL = (HV, HN, FO, FI, AO, AN)
+    for r in range(ch * N // m, (ch + 1) * N // m):
+        Bc[:, :] = B           # each run from the same table as a run alone (no state carried over)
+        tv = tau_v[r] if tau_v.shape[0] > 1 else tau_v[0]
+        fv = f_v[r] if f_v.shape[0] > 1 else f_v[0]
+        IN = (ci, tau_t, tv, f_t, fv, gains, ref_t, ref_q, ref_v, ref_a, fe)
+        contact_run(Bc, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, nsteps, ST, cap, PR,
+                    out_q[r], out_v[r], out_a[r], out_tau[r], e_out[r], forces[r], residual[r], iters[r],
+                    lam_out[r], drift_out[r], OFF, CI_out, CF_out, LOFF, LI_out, LF_out, info[r], store, Fs[r],
+                    X, bal[r])
     return 0

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..checks import MAX_STATE
 from ..errors import InputError, SimulationError
+from ..threads import chunks, run_chunks
 
 # result codes of the compiled run, as artidyn.kernels.contact_sim / scene_run
 _WHAT = {3: "the state became non-finite", 2: "the mass matrix is not positive definite",
@@ -88,13 +89,15 @@ def _fail(model, code, k, h, extra=""):
             f"{tips}. The result up to there is in error.result")
 
 
-def _kernel(model, t0, run, *args):
-    """``run(*args)``, a compiled contact run from time t0. An arithmetic fault inside it (numba
+def _kernel(model, t0, m, *args):
+    """The compiled contact runs from time t0 (:func:`artidyn.kernels.scene_run.contact_chunk` in
+    ``m`` chunks, on threads: :func:`artidyn.threads.run_chunks`). An arithmetic fault inside it (numba
     raises Python's ZeroDivisionError on a float division by zero, LAPACK refuses a non-finite
     block) comes out as numba's bare SystemError: it becomes a SimulationError that names the
     model and the time, and the way round it."""
+    from ..kernels.scene_run import contact_chunk
     try:
-        return run(*args)
+        return run_chunks(contact_chunk, m, *args)
     except (ArithmeticError, SystemError, ValueError, np.linalg.LinAlgError) as e:
         cause = e.__cause__ if e.__cause__ is not None else e
         raise SimulationError(f"simulate '{model.name}' with contact: the compiled step failed after t = {t0:.6g} s "
@@ -137,10 +140,10 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
     R.PYTHON[0], R.PYTHON_ERROR[0] = call, None
     try:
         while True:
-            _kernel(model, k0 * h, R.contact_runs, P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci,
+            _kernel(model, k0 * h, 1, P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci,
                     c.tau_t, c.tau_v, c.f_t, c.f_v, c.gains, *c.ref, c.fe, inp.python, inp.friction, h, k0, nsteps,
                     P.ST, P.cap, Out_q, Out_v, Out_a, Out_tau, Energy_, Forces, Residual, Iters, Lam, Drift, OFF, CI,
-                    CF, LOFF, LI, LF, Info, True, FS, X, Bal, 1)
+                    CF, LOFF, LI, LF, Info, True, FS, X, Bal)
             code = int(info[K.I_CODE])
             k = int(info[K.I_STEP])
             if code == K.OK:
@@ -300,10 +303,7 @@ def run_reference(model, scene, q, v, h, nsteps, s, constraints):
 def run_rollout(model, scene, Q, V, h, nsteps):
     """N runs in parallel on the compiled route: a dict of (N, S, ...) arrays and ``status``
     (N,) (0: ok; otherwise the code of :data:`_WHAT`) and ``failed_step`` (N,)."""
-    import numba
-
     from ..kernels import contact_sim as K
-    from ..kernels import scene_run as R
 
     P, inp = scene.packed, scene.inputs
     if inp.python:
@@ -317,15 +317,13 @@ def run_rollout(model, scene, Q, V, h, nsteps):
     lam, drift = np.zeros((N, S, P.mb)), np.zeros((N, S, 2))
     info = np.zeros((N, 5), dtype=np.int64)
     out_q[:, 0], out_v[:, 0] = Q, V
-    threads = numba.get_num_threads()
-    nchunk = threads if N <= 64 * threads else 4 * threads
     c = inp
     log = (np.zeros(1, np.int64), np.zeros((1, 3), np.int64), np.zeros((1, K.CFW)), np.zeros(1, np.int64),
            np.zeros(1, np.int64), np.zeros((1, 3)))
-    _kernel(model, 0.0, R.contact_runs, P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci, c.tau_t,
+    _kernel(model, 0.0, chunks(N), P.B, P.SH, P.PL, *P.HULL, P.PAIRS, P.LIM, P.K, P.TF, P.PR, c.ci, c.tau_t,
             c.tau_v, c.f_t, c.f_v, c.gains, *c.ref, c.fe, 0, c.friction, h, 0, nsteps, P.ST, P.cap, out_q, out_v,
             out_a, out_tau, energy, forces, residual, iters, lam, drift, *log, info, False,
-            np.zeros((N, model.nb + 1, 6)), np.zeros(1), np.zeros((N, 4)), nchunk)
+            np.zeros((N, model.nb + 1, 6)), np.zeros(1), np.zeros((N, 4)))
     return dict(q=out_q, v=out_v, a=out_a, tau=out_tau, energy=energy, forces=forces, residual=residual,
                 iterations=iters, lam=lam, drift=drift, status=info[:, K.I_CODE].copy(),
                 failed_step=info[:, K.I_STEP].copy())

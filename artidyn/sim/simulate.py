@@ -278,7 +278,7 @@ def rollout(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Input
 
     Arguments as :func:`simulate`; ``q0`` (N, nq) and/or ``v0`` (N, nv) (a single one is shared),
     ``tau`` constant, per run (N, k), or over time with a run axis (rows, N, k). The runs are
-    split in chunks over numba's threads. Returns a :class:`SimulationResult` whose arrays have a
+    split in chunks over one thread per core. Returns a :class:`SimulationResult` whose arrays have a
     leading run axis: ``q`` (N, S, nq), ``v``, ``a``, ``tau`` (N, S, nv), energies (N, S).
     Runs that fail are reported in ``result.status`` (per run) and raise a
     :class:`~artidyn.errors.SimulationError` naming them, with the whole result attached.

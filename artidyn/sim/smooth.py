@@ -249,15 +249,13 @@ class _Run:
         sf[K.SF_T], sf[K.SF_H] = t, h
 
     def run_batch(self):
-        import numba
+        from ..threads import chunks, run_chunks
 
         K = self.engine()
-        threads = numba.get_num_threads()
-        nchunk = threads if self.N <= 64 * threads else 4 * threads
         tv, fv = self.tau_v, self.f_v
-        self._guard(K.rollout, self.B, self.ci, self.cf, self.Q0, self.V0, self.tau_t, tv, self.f_t, fv, self.fe,
-                    self.gains, self.ref_t, self.ref_q, self.ref_v, self.ref_a, self.lim, self.t_out, self.q, self.v,
-                    self.a, self.tau, self.e, self.events, self.si, self.sf, nchunk)
+        self._guard(run_chunks, K.rollout, chunks(self.N), self.B, self.ci, self.cf, self.Q0, self.V0, self.tau_t, tv,
+                    self.f_t, fv, self.fe, self.gains, self.ref_t, self.ref_q, self.ref_v, self.ref_a, self.lim,
+                    self.t_out, self.q, self.v, self.a, self.tau, self.e, self.events, self.si, self.sf)
 
 def torque_value(out, t):
     """The value of a Python torque function as a float array; InputError for None, complex values
