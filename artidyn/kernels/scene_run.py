@@ -91,12 +91,11 @@ def _room(B, room, nl_max, ns, mb):
 @nb.njit
 def inputs(B, IN, t, q, v, W, Fs, tau):
     """tau <- the input torques at (t, q, v); Fs <- the external wrenches; True when Fs is set."""
-    NO = np.bool_(False)  # not literals: a literal argument is a compile of its own
     ci, tau_t, tau_v, f_t, f_v, gains, ref_t, ref_q, ref_v, ref_a, fe = IN
-    input_vector(ci[CI_TAU], tau_t, tau_v, t, NO, tau)
+    input_vector(ci[CI_TAU], tau_t, tau_v, t, False, tau)
     has_f = ci[CI_FEXT] != NONE
     if has_f:
-        input_wrenches(ci[CI_FEXT], f_t, f_v, t, NO, Fs)
+        input_wrenches(ci[CI_FEXT], f_t, f_v, t, False, Fs)
     if ci[CI_CTRL] != NONE:
         load_q(B, q)
         controller_torque(B, ci, q, v, gains, ref_t, ref_q, ref_v, ref_a, t, W, Fs, tau)

@@ -121,9 +121,8 @@ def input_wrenches(mode, ft, fv, t, left, out):
 def reference(B, ref_t, ref_q, ref_v, ref_a, t, W):
     """W[W_QR], W[W_VR], W[W_AR] <- the reference (q, v, a) at time t; q interpolated on the
     manifold, q_k (+) s (q_k+1 (-) q_k)."""
-    NO = np.bool_(False)  # not literals: a literal argument is a compile of its own
     nq, nv = int(B[0, IQ]), int(B[0, IV])
-    k = table_row(ref_t, t, NO)
+    k = table_row(ref_t, t, False)
     s = table_weight(ref_t, t, k)
     if s == 0.0:
         W[W_QR, :nq] = ref_q[k]
@@ -440,7 +439,6 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_
     With ci[CI_BALANCE], adds the inputs' work over the step to sf[SF_WORK] (and its absolute
     value to sf[SF_ABSW]) by the method's own quadrature: RK4 ``h/6 (P1 + 2 P2 + 2 P3 + P4)`` of
     the stages' powers, the Euler steps ``h P(t, q, v+)`` with the torque of the step."""
-    NO, YES = np.bool_(False), np.bool_(True)  # not literals: a literal argument is a compile of its own
     nq, nv = int(B[0, IQ]), int(B[0, IV])
     method = ci[CI_METHOD]
     if method == SEMI_IMPLICIT or method == IMPLICIT:
@@ -451,7 +449,7 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_
             # Coulomb friction, a without it and the friction impulses from coulomb_box
             a0 = W[W_A]
             if ci[CI_COULOMB]:
-                if not accel(B, ci, t, NO, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a,
+                if not accel(B, ci, t, False, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a,
                              W, Fs, W[W_DA], W[W_DT], NO_COULOMB):
                     return NONFINITE
                 a0 = W[W_DA]
@@ -478,7 +476,7 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_
             for c in range(nv):
                 v[c] += h * W[W_A, c]
         if ci[CI_BALANCE]:   # the torque held over the step at the velocity it leads to
-            p = input_power(B, ci, t, NO, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, NO)
+            p = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, False)
             sf[SF_WORK] += h * p
             sf[SF_ABSW] += h * abs(p)
         integrate_q(B, q, v, h, W[W_Q])
@@ -488,7 +486,7 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_
     # RK4 in the chart at q (as sim.integrate.rk4_step); stage rates in W_KX.., W_KV..
     bal = ci[CI_BALANCE] != 0
     if bal:
-        p = input_power(B, ci, t, NO, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, YES)
+        p = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, True)
         work, absw = p, abs(p)
     for c in range(nv):
         W[W_KX, c] = v[c]
@@ -499,11 +497,11 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_
             W[W_XI, c] = f * h * W[W_KX + s - 1, c]
             W[W_V, c] = v[c] + f * h * W[W_KV + s - 1, c]
         integrate_q(B, q, W[W_XI], 1.0, W[W_Q])
-        if not accel(B, ci, t + f * h, YES, W[W_Q], W[W_V], tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q,
+        if not accel(B, ci, t + f * h, True, W[W_Q], W[W_V], tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q,
                      ref_v, ref_a, W, Fs, W[W_KV + s], W[W_TS]):
             return NONFINITE
         if bal:
-            p = input_power(B, ci, t + f * h, YES, W[W_Q], W[W_V], W[W_TS], f_t, f_v, fe, gains, W, Fs, YES)
+            p = input_power(B, ci, t + f * h, True, W[W_Q], W[W_V], W[W_TS], f_t, f_v, fe, gains, W, Fs, True)
             work += (1.0 if s == 3 else 2.0) * p
             absw += (1.0 if s == 3 else 2.0) * abs(p)
         dexp_inv_v(B, W[W_XI], W[W_V], W[W_KX + s])
@@ -524,11 +522,10 @@ def fixed_step(B, ci, t, h, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_
 @nb.njit(fastmath=FMA)
 def fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
     """Make W[W_A], W[W_TAU] the acceleration and torque at (t, q, v) unless they already are."""
-    NO = np.bool_(False)  # not literals: a literal argument is a compile of its own
     if si[SI_FSAL]:
         return True
     si[SI_EVALS] += 1
-    ok = accel(B, ci, t, NO, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs,
+    ok = accel(B, ci, t, False, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs,
                W[W_A], W[W_TAU])
     si[SI_FSAL] = 1 if ok else 0
     return ok
@@ -620,7 +617,6 @@ def dense_sample(B, nv, h, theta, q0, v0, W, qs, vs):
 def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, j_stop,
               q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, qs, vs):
     """Adaptive Dormand-Prince run from sf[SF_T] until sample j_stop is written."""
-    NO, YES = np.bool_(False), np.bool_(True)  # not literals: a literal argument is a compile of its own
     nq, nv = int(B[0, IQ]), int(B[0, IV])
     rtol, atol = cf[CF_RTOL], cf[CF_ATOL]
     t_end = t_out[t_out.shape[0] - 1]
@@ -638,7 +634,7 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, 
             if not balance(B, ci, cf, v, gains, W, sf, si):
                 return DIVERGED
             if bal:
-                sf[SF_P1] = input_power(B, ci, t, NO, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, YES)
+                sf[SF_P1] = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, True)
             si[SI_SAMPLE] = 1
             if not write_sample(B, ci, cf, 0, q, v, W[W_A], W[W_TAU], q_out, v_out, a_out, tau_out, e_out, sf):
                 return ENERGY
@@ -650,7 +646,7 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, 
         if ci[CI_CLAMP_SAMPLES]:
             stop = min(stop, t_out[si[SI_SAMPLE]])
         if breaks:
-            kb = table_row(tau_t, t, NO) + 1
+            kb = table_row(tau_t, t, False) + 1
             if kb < tau_t.shape[0] and tau_t[kb] > t:
                 stop = min(stop, tau_t[kb])
         at_break = False
@@ -663,7 +659,7 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, 
         if not fsal(B, ci, t, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, W, Fs, si):
             return NONFINITE
         if bal and fresh:      # else sf[SF_P1] holds the power at the last step's stage 7 (FSAL)
-            sf[SF_P1] = input_power(B, ci, t, NO, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, YES)
+            sf[SF_P1] = input_power(B, ci, t, False, q, v, W[W_TAU], f_t, f_v, fe, gains, W, Fs, True)
         P[0] = sf[SF_P1]
         for c in range(nv):
             W[W_KX, c] = v[c]
@@ -680,13 +676,13 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, 
                 W[W_V, c] = v[c] + h * y
             integrate_q(B, q, W[W_XI], 1.0, W[W_Q])
             si[SI_EVALS] += 1
-            if not accel(B, ci, t + DP_C[s] * h, YES, W[W_Q], W[W_V], tau_t, tau_v, f_t, f_v, fe, gains, ref_t,
+            if not accel(B, ci, t + DP_C[s] * h, True, W[W_Q], W[W_V], tau_t, tau_v, f_t, f_v, fe, gains, ref_t,
                          ref_q, ref_v, ref_a, W, Fs, W[W_KV + s], W[W_TS]):
                 good = False
                 break
             if bal:
-                P[s] = input_power(B, ci, t + DP_C[s] * h, YES, W[W_Q], W[W_V], W[W_TS], f_t, f_v, fe, gains, W,
-                                   Fs, YES)
+                P[s] = input_power(B, ci, t + DP_C[s] * h, True, W[W_Q], W[W_V], W[W_TS], f_t, f_v, fe, gains, W, Fs,
+                                   True)
             dexp_inv_v(B, W[W_XI], W[W_V], W[W_KX + s])
         # W_XI, W_V now hold the 5th-order solution (stage 7 = b), W_KV + 6 its acceleration
         err = dopri_error(nv, h, W, v, atol, rtol) if good else np.inf
@@ -720,7 +716,7 @@ def run_dopri(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, 
             j = si[SI_SAMPLE]
             dense_sample(B, nv, h, min(1.0, (t_out[j] - t) / h), q, v, W, qs, vs)
             si[SI_EVALS] += 1
-            if not accel(B, ci, t_out[j], NO, qs, vs, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v,
+            if not accel(B, ci, t_out[j], False, qs, vs, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v,
                          ref_a, W, Fs, W[W_DA], W[W_DT]):
                 return NONFINITE
             ok = write_sample(B, ci, cf, j, qs, vs, W[W_DA], W[W_DT], q_out, v_out, a_out, tau_out, e_out, sf)
@@ -778,10 +774,14 @@ def simulate_segment(B, ci, cf, q, v, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, 
                      j_stop, q_out, v_out, a_out, tau_out, e_out, events, si, sf, W, Fs, M, G, qs, vs)
 
 
-@nb.njit(fastmath=FMA)
-def rollout_chunk(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
-                  q_out, v_out, a_out, tau_out, e_out, events, si, sf, lo, hi):
-    """Runs lo .. hi-1 on a private copy of the table and private scratch."""
+@nb.njit(fastmath=FMA, cache=True, nogil=True)
+def rollout(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
+            q_out, v_out, a_out, tau_out, e_out, events, si, sf, c, m):
+    """Chunk c of m of N runs (rows of Q0, V0; tau_v (1 or N, K, nv), f_v (1 or N, K, nb+1, 6)), on a
+    private copy of the table and private scratch; the chunks run on threads at once
+    (:func:`artidyn.threads.run_chunks`; it releases the GIL)."""
+    N = Q0.shape[0]
+    lo, hi = c * N // m, (c + 1) * N // m
     Bc = B.copy()
     nq, nv = Q0.shape[1], V0.shape[1]
     n = max(nq, nv, 1)
@@ -800,13 +800,3 @@ def rollout_chunk(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, r
         run_state(Bc, ci, cf, q, v, tau_t, tv, f_t, fv, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out, S - 1,
                   q_out[r], v_out[r], a_out[r], tau_out[r], e_out[r], events[r], si[r], sf[r], W, Fs, M, G, qs, vs)
 
-
-@nb.njit(cache=True, nogil=True)
-def rollout(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
-            q_out, v_out, a_out, tau_out, e_out, events, si, sf, c, m):
-    """Chunk c of m of N runs (rows of Q0, V0; tau_v (1 or N, K, nv), f_v (1 or N, K, nb+1, 6)); the
-    chunks run on threads at once (:func:`artidyn.threads.run_chunks`; it releases the GIL)."""
-    N = Q0.shape[0]
-    rollout_chunk(B, ci, cf, Q0, V0, tau_t, tau_v, f_t, f_v, fe, gains, ref_t, ref_q, ref_v, ref_a, lim, t_out,
-                  q_out, v_out, a_out, tau_out, e_out, events, si, sf, c * N // m, (c + 1) * N // m)
-    return 0
