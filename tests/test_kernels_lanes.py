@@ -72,8 +72,10 @@ def lane_run(model, kind, Q, X1=None, X2=None, opts=1, lo=0, hi=None, block=L):
     hi = N if hi is None else hi
     K = model.nv ** 2 if kind == batch.CRBA else model.nv
     out = np.full((N, K), -7.0)
-    X1 = kd._ZERO if X1 is None else X1
-    X2 = kd._ZERO if X2 is None else X2
+    # a writable placeholder, of the same numba type as the arrays of the other kinds: one compilation
+    # of run_lanes for the whole file, not a second one for CRBA (20 s)
+    X1 = np.zeros((1, 1)) if X1 is None else X1
+    X2 = np.zeros((1, 1)) if X2 is None else X2
     return lanes.run_lanes(B, kind, Q, X1, X2, opts, out, lo, hi, block), out
 
 
