@@ -12,7 +12,7 @@ from artidyn.identification import model_to_parameters, n_parameters, regressor
 from artidyn.kernels import reference_only
 from artidyn.kernels import regressor as kernel
 from artidyn.models.zoo import random_tree
-from artidyn.threads import chunks
+from artidyn.kernels.dispatch import _chunks
 
 N = 4
 
@@ -109,7 +109,7 @@ def test_public_regressor_runs_the_kernel(counted, models):
     regressor(model, Q[0], V[0], A[0])
     assert (counted["regressor_single"].calls, counted["regressor_batch"].calls) == (1, 0)
     regressor(model, Q, V, A)
-    parts = chunks(len(Q), 128)                   # the batch kernel runs once per chunk of states
+    parts = _chunks(len(Q))                   # the batch kernel runs once per chunk of states
     assert (counted["regressor_single"].calls, counted["regressor_batch"].calls) == (1, parts)
     with reference_only():
         regressor(model, Q, V, A)

@@ -22,7 +22,7 @@ from ..constraints.nonholonomic import directional
 from ..constraints.solve import constraint_rows
 from ..errors import InputError
 from ..kernels import dispatch
-from ..threads import chunks, run_chunks
+from ..threads import run_chunks
 
 CODES = {"lagrange": 0, "gibbs_appell": 1, "kane": 2, "maggi": 3, "boltzmann_hamel": 4, "udwadia_kalaba": 5}
 WITH_MULTIPLIERS = ("lagrange", "boltzmann_hamel", "udwadia_kalaba")
@@ -116,8 +116,8 @@ def accelerations(system, q, v, w, tau, method, t, f_ext, friction, reference):
     WD, A, FO, LAM, INFO = (np.empty((N, nv)), np.empty((N, nv)), np.empty((N, nv)), np.empty((N, m)),
                             np.empty((N, 1)))
     codes = np.empty(N, dtype=np.int64)
-    run_chunks(_K.formulation_batch, chunks(N, 128), B, K, TF, code, Q, V, T, F, opts, X, Y, J, G, named, WD, A, LAM,
-               FO, INFO, codes)
+    run_chunks(_K.formulation_batch, dispatch._chunks(N), B, K, TF, code, Q, V, T, F, opts, X, Y, J, G, named, WD, A,
+               LAM, FO, INFO, codes)
     if np.any(codes):
         for k in np.flatnonzero(codes):
             r = reference(k)

@@ -10,7 +10,7 @@ caller then takes the reference route.
 import numpy as np
 
 from ..kernels import dispatch
-from ..threads import chunks, run_chunks
+from ..threads import run_chunks
 from .models import Coupling, Distance, Hinge, Point, Weld
 from .nonholonomic import KnifeEdge, NoPivot, RollingDisk, RollingSphere
 
@@ -237,6 +237,6 @@ def batch(model, P, Q, V, TAU, f_ext, baumgarte, friction):
     W = np.empty((N, P.nc, 6))
     codes = np.empty(N, dtype=np.int64)
     F = dispatch._NO_F3 if f_ext is None else f_ext
-    run_chunks(_K.constrained_batch, chunks(N, 128), B, P.K, P.TF, Q, V, TAU, F, options(f_ext, friction), alpha, beta,
-               A, LAM, PHI, W, INFO, codes)
+    run_chunks(_K.constrained_batch, dispatch._chunks(N), B, P.K, P.TF, Q, V, TAU, F, options(f_ext, friction), alpha,
+               beta, A, LAM, PHI, W, INFO, codes)
     return A, LAM, PHI, W, INFO[:, 0], codes

@@ -184,8 +184,8 @@ def _compiled_regressor(model, q, v, a):
         return None
     Q, V, A = (np.broadcast_to(X, (N, X.shape[1])) for X in (Q, V, A))
     out = np.empty((N, model.nv, n_parameters(model)))
-    from ..threads import chunks, run_chunks
-    if any(first != -1 for first in run_chunks(kernel.regressor_batch, chunks(N, 128), B, Q, V, A, out)):
+    from ..threads import run_chunks
+    if any(first != -1 for first in run_chunks(kernel.regressor_batch, dispatch._chunks(N), B, Q, V, A, out)):
         return None
     return out[0] if single and single_v and single_a else out
 

@@ -163,10 +163,10 @@ def _real(x):
 # --- batches ---------------------------------------------------------------------------------
 
 def _chunks(N):
-    """Chunks of states for N states: one per thread (four per thread above 256 states)."""
-    import numba
-    threads = numba.get_num_threads()
-    return threads if N <= 256 else 4 * threads
+    """Chunks of states for N states: one per thread, four per thread above 128 states a thread (as
+    the heavier batches that run on Python threads, :func:`artidyn.threads.chunks`)."""
+    from ..threads import chunks
+    return chunks(N, 128)
 
 
 def _rows(x, width):
