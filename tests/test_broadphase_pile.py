@@ -198,3 +198,40 @@ def test_two_overlapping_balls_warn_naming_both():
     with pytest.warns(PenetrationWarning, match=r"body 'ball2'.*body 'ball1'.*overlap by 50 mm"):
         r = simulate_contact(model, q, np.zeros(12), 0.0, 0.01, 1e-3, ContactSettings())
     np.testing.assert_allclose(r.q[-1], q, atol=1e-12)          # kept as it is: not pushed apart
+
+
+def test_penetration_check_on_the_compiled_narrow_phase_equals_the_readable_one():
+    """The starting check measures each overlapping pair on the compiled narrow phase: the depths of
+    ``initial_penetrations`` equal those of the readable candidates (boxes face to face and edge to
+    edge, a capsule, a cylinder and a convex mesh in a cluster that overlaps at random poses)."""
+    from artidyn.contact.moreau_jean import initial_penetrations
+    from artidyn.geometry import Capsule, Cylinder, Mesh, contact_candidates
+    rng = np.random.default_rng(7)
+    cube = np.array([[x, y, z] for x in (-0.08, 0.08) for y in (-0.06, 0.06) for z in (-0.05, 0.05)])
+    shapes = [Box((0.1, 0.1, 0.1)), Box((0.12, 0.05, 0.08)), Capsule(0.05, 0.2), Cylinder(0.06, 0.15),
+              Mesh(vertices=cube), Sphere(0.07)]
+    b = ad.ModelBuilder("cluster")
+    for k, sh in enumerate(shapes):
+        b.add_body(f"b{k}", "world", "free", mass=1.0, inertia=np.eye(3) * 1e-2)
+        b.add_collision(f"b{k}", sh, name=f"s{k}")
+    b.add_collision("world", HalfSpace(), name="ground")
+    model = b.build()
+    s = ContactSettings(margin=1e-3)
+    seen = 0
+    for trial in range(6):
+        q = ad.neutral(model)
+        for k in range(len(shapes)):
+            q[7 * k:7 * k + 3] = rng.uniform(-0.08, 0.08, 3) + (0, 0, 0.06)
+            quat = rng.standard_normal(4)
+            q[7 * k + 3:7 * k + 7] = quat / np.linalg.norm(quat)
+        C = contact_candidates(model, ad.body_placements(model, q), margin=s.margin)
+        want = {}
+        for a, c, d in zip(C.shape_a, C.shape_b, C.distance):
+            if -d > s.margin + 1e-3:
+                want[(int(a), int(c))] = max(want.get((int(a), int(c)), 0.0), -float(d))
+        got = {(a, c): d for a, c, d in initial_penetrations(model, q, s)}
+        assert got.keys() == want.keys()
+        for key in want:          # to 1 um: the EPA of a cylinder or mesh stops at its tolerance
+            assert got[key] == pytest.approx(want[key], abs=1e-6), (trial, key)
+        seen += len(want)
+    assert seen >= 20                     # the cluster overlaps: pairs of every kind were measured

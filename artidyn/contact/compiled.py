@@ -191,6 +191,33 @@ def compiled_contacts(shape_a, T_a, shape_b, T_b, margin=0.0):
     return [(float(r[0]), r[1:4].copy(), r[4:7].copy(), r[7:10].copy()) for r in CC[:k]]
 
 
+def pair_depths(model, W, pairs, margin):
+    """The deepest contact distance of each of ``pairs`` (rows of shape indices into
+    ``model.collisions``) at the world placements W of the shapes, on the compiled narrow phase
+    (:func:`artidyn.kernels.contact_geometry.pair_contacts`, the shapes packed once per model), the
+    readable :func:`artidyn.geometry.contacts` for a pair it hands back (FALLBACK) or a model with
+    a shape it has no kind for: (len(pairs),) distances, +inf where a pair has no contact within
+    ``margin``."""
+    from ..geometry.collision import contacts
+    from ..kernels.contact_geometry import FALLBACK, contacts_of_pair
+    out = np.full(len(pairs), np.inf)
+    cols = model.collisions
+    compiled = all(type(c.shape) in KINDS for c in cols)
+    if compiled and len(pairs):
+        SH, _, HULL, _, _ = packed_shapes(model)
+        CC = np.empty((64, 10))
+        Wc = np.ascontiguousarray(W, dtype=float)
+    margin = float(margin)
+    for r, (a, b) in enumerate(pairs):
+        k = contacts_of_pair(CC, SH, a, Wc[a], b, Wc[b], margin, HULL) if compiled else FALLBACK
+        if k == FALLBACK:
+            found = [d for d, *_ in contacts(cols[a].shape, W[a], cols[b].shape, W[b], margin)]
+            out[r] = min(found, default=np.inf)
+        elif k > 0:
+            out[r] = float(CC[:k, 0].min())
+    return out
+
+
 class ContactLog(Sequence):
     """The contacts of every sample of a compiled run, one :class:`ActiveContacts` per sample,
     made when asked for (a run stores them packed)."""

@@ -130,16 +130,15 @@ def initial_penetrations(model, q, s):
     """[(shape_a, shape_b, depth), ...]: the pairs of ``model.collisions`` that penetrate deeper than
     ``s.margin + PENETRATION_TOL`` at q (indices into ``model.collisions``; depth > 0, in m), the
     deepest contact of each pair, deepest pair first."""
+    from ..geometry.broadphase import overlapping_pairs
+    from .compiled import pair_depths
     from .settings import PENETRATION_TOL
     if not getattr(model, "collisions", ()):
         return []
-    C = contact_candidates(model, body_placements(model, q), margin=s.margin)
-    deep = {}
-    for a, b, d in zip(C.shape_a, C.shape_b, C.distance):
-        if -d > s.margin + PENETRATION_TOL:
-            key = (int(a), int(b))
-            deep[key] = max(deep.get(key, 0.0), float(-d))
-    return sorted(((a, b, d) for (a, b), d in deep.items()), key=lambda x: -x[2])
+    W, pairs = overlapping_pairs(model, body_placements(model, q), s.margin)
+    depth = -pair_depths(model, W, pairs, s.margin)       # the compiled narrow phase, pair by pair
+    deep = [(int(a), int(b), float(d)) for (a, b), d in zip(pairs, depth) if d > s.margin + PENETRATION_TOL]
+    return sorted(deep, key=lambda x: -x[2])
 
 
 def _active_limits(model, q, v, h, s):

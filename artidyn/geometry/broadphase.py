@@ -104,6 +104,21 @@ def _check_placements(model, T_bodies, margin):
     return T, margin
 
 
+def overlapping_pairs(model, T_bodies, margin=0.0):
+    """(W, pairs): the world placements of ``model.collisions`` (:func:`world_placements`) and the
+    pairs of :func:`collision_pairs` whose world AABBs, inflated by ``margin``, overlap (the broad
+    phase of :func:`contact_candidates`; T_bodies and margin as there, not checked again)."""
+    pairs = collision_pairs(model)
+    if not len(pairs):
+        return np.zeros((len(getattr(model, "collisions", ())), 4, 4)), pairs
+    W = world_placements(model, T_bodies)
+    boxes = [aabb(c.shape, Tk) for c, Tk in zip(model.collisions, W)]
+    lo = np.array([b[0] for b in boxes]) - margin
+    hi = np.array([b[1] for b in boxes]) + margin
+    a, b = pairs[:, 0], pairs[:, 1]
+    return W, pairs[np.all((lo[a] <= hi[b]) & (lo[b] <= hi[a]), axis=1)]
+
+
 def contact_candidates(model, T_bodies, margin=0.0):
     """The :class:`Contacts` of ``model.collisions`` at the body placements ``T_bodies``.
 
@@ -115,19 +130,12 @@ def contact_candidates(model, T_bodies, margin=0.0):
     margin : float >= 0; contacts with ``distance <= margin`` are returned (AABBs are inflated by it)
     """
     T, margin = _check_placements(model, T_bodies, margin)
-    pairs = collision_pairs(model)
+    W, near = overlapping_pairs(model, T, margin)
     rows = []
-    if len(pairs):
-        W = world_placements(model, T)
-        boxes = [aabb(c.shape, Tk) for c, Tk in zip(model.collisions, W)]
-        lo = np.array([b[0] for b in boxes]) - margin
-        hi = np.array([b[1] for b in boxes]) + margin
-        a, b = pairs[:, 0], pairs[:, 1]
-        overlap = np.all((lo[a] <= hi[b]) & (lo[b] <= hi[a]), axis=1)
-        cols = model.collisions
-        for i, j in pairs[overlap]:
-            for d, n, p_a, p_b in contacts(cols[i].shape, W[i], cols[j].shape, W[j], margin):
-                rows.append((cols[i].body, cols[j].body, i, j, d, n, p_a, p_b))
+    cols = model.collisions
+    for i, j in near:
+        for d, n, p_a, p_b in contacts(cols[i].shape, W[i], cols[j].shape, W[j], margin):
+            rows.append((cols[i].body, cols[j].body, i, j, d, n, p_a, p_b))
     if not rows:
         empty_i, empty_3 = np.zeros(0, dtype=np.int64), np.zeros((0, 3))
         return Contacts(empty_i, empty_i.copy(), empty_i.copy(), empty_i.copy(), np.zeros(0), empty_3,
