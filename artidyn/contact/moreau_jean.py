@@ -87,6 +87,7 @@ class StepResult(NamedTuple):
     iterations: int
     limits: ActiveLimits = None
     bilateral: np.ndarray = None     # the impulses of the bilateral rows (m_b,)
+    servo: np.ndarray = None         # the impulses of the servo-constraints along their directions (j,)
 
 
 NO_LIMITS = ActiveLimits(np.zeros(0, int), np.zeros(0), np.zeros(0), np.zeros(0))
@@ -221,7 +222,7 @@ def warm_start(warm, keys, ldof, lside):
 def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
                      settings: ContactSettings | None = None, f_ext: ArrayLike | None = None, friction: bool = True,
                      warm: StepResult | None = None, constraints=None, t: float = 0.0,
-                     damping: ArrayLike | None = None) -> StepResult:
+                     damping: ArrayLike | None = None, servo=None) -> StepResult:
     """One Moreau-Jean step from (q, v) with torques tau over the step ``h``: a :class:`StepResult`.
     ``warm``: the previous step's result; its impulses start the solver for the contacts and
     limits found again (matched by :func:`contact_keys`). ``constraints``: bilateral constraints
@@ -229,7 +230,13 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
     ``J_b v_k+1 + b_b = 0``: their impulses are eliminated by the Schur complement of their
     Delassus block, and the cone problem is solved on what remains (``StepResult.bilateral``).
     ``damping`` (nv): a damping implicit in the step beside the joints' (a PD controller's kd on
-    its actuated dofs, whose torque in ``tau`` holds ``-kd v_k``): ``M + h (D + damping)``."""
+    its actuated dofs, whose torque in ``tau`` holds ``-kd v_k``): ``M + h (D + damping)``.
+    ``servo``: (relations, D), servo-constraints (Appell; Béghin): the relations' rows E join the
+    free rows with ``E v_k+1 + b_E(t_k+1) = 0`` (a moving relation's speed taken at the step's end:
+    the projection that follows corrects along E, not along the servo's directions, so the step
+    must not leave an O(h) velocity error for it), but their impulses act along the directions D (j, nv),
+    ``M (v_k+1 - v_free) = J^T P + D^T P_s``; with D != E the eliminated problem is not symmetric,
+    and the contacts are solved by Gauss-Seidel (:func:`artidyn.contact.friction.nsgs`)."""
     s = ContactSettings() if settings is None else settings
     T = body_placements(model, q)
     M = crba(model, q)
@@ -260,7 +267,13 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
         Jb, bb = rb.J, rb.b
     else:
         Jb, bb = np.zeros((0, model.nv)), np.zeros(0)
-    if (not k or not np.any(active)) and not ldof.size and not len(bb):
+    if servo is not None:
+        from ..constraints import constraint_rows
+        rs = constraint_rows(model, q, v, servo[0], t + h)     # the relation held at the step's end
+        Es, bs, Ds = rs.J, rs.b, np.asarray(servo[1], dtype=float)
+    else:
+        Es, bs, Ds = np.zeros((0, model.nv)), np.zeros(0), np.zeros((0, model.nv))
+    if (not k or not np.any(active)) and not ldof.size and not len(bb) and not len(bs):
         v_new = v_free
         q_new = integrate(model, q, h * (s.theta * v_new + (1.0 - s.theta) * v))
         return StepResult(q_new, v_new, empty, "no contact", 0.0, 0, NO_LIMITS)
@@ -280,7 +293,12 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
         J = np.vstack([J, L])
     mc, mb = J.shape[0], Jb.shape[0]
     J = np.vstack([J, Jb])
-    MinvJt = np.linalg.solve(M, J.T)
+    if len(bs):                      # servo rows: the relations' rows, their impulses along D
+        N = np.vstack([J, Ds])
+        J, bb = np.vstack([J, Es]), np.concatenate([bb, bs])
+        MinvJt = np.linalg.solve(M, N.T)        # M^-1 N^T: what each row's impulse does to v
+    else:
+        MinvJt = np.linalg.solve(M, J.T)
     W = J @ MinvJt
     mu_c, e_c = contact_laws(model, cand.shape_a, cand.shape_b, s) if k else (np.zeros(0), np.zeros(0))
     mu = np.concatenate([mu_c, np.zeros(n_l)])
@@ -294,15 +312,18 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
     b[mc:] += bb
     b[0:mc:3] += e * (J[:mc] @ v)[0::3]
     # free rows: P_b = -W_bb^+ (b_b + W_bc P_c); the cone problem on the Schur complement
-    Wbb_pinv = np.linalg.pinv(W[mc:, mc:], rcond=1e-11) if mb else np.zeros((0, 0))
+    Wbb_pinv = np.linalg.pinv(W[mc:, mc:], rcond=1e-11) if J.shape[0] > mc else np.zeros((0, 0))
     X = Wbb_pinv @ np.hstack([W[mc:, :mc], b[mc:, None]])
     Wc, bc = W[:mc, :mc] - W[:mc, mc:] @ X[:, :mc], b[:mc] - W[:mc, mc:] @ X[:, mc]
     P = np.zeros(J.shape[0])
     sol = None
     if mc:
         lam0 = None if warm is None or s.impacts == "sequential" else warm_start(warm, keys, ldof, lside)
-        sol = solve_contacts(Wc, bc, mu, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter,
-                             warm_start=lam0)
+        if len(bs) and np.abs(Wc - Wc.T).max() > 1e-9 * max(1.0, np.abs(Wc).max()):
+            sol = _gauss_seidel(Wc, bc, mu, s, lam0)      # a non-ideal servo: Wc is not symmetric
+        else:
+            sol = solve_contacts(Wc, bc, mu, method=s.solver, cone=s.cone, tol=s.tol, max_iter=s.max_iter,
+                                 warm_start=lam0)
         P[:mc] = np.asarray(sol.lam, dtype=float)
     P[mc:] = -X[:, mc] - X[:, :mc] @ P[:mc]
     v_new = v_free + MinvJt @ P
@@ -315,4 +336,16 @@ def moreau_jean_step(model: Model, q: Array, v: Array, tau: Array, h: float,
         np.asarray(cand.distance), P[:3 * k].reshape(k, 3), u_after, u_before, keys)
     limits = ActiveLimits(ldof, lside, lgap, P[3 * k:mc:3]) if n_l else NO_LIMITS
     return StepResult(q_new, v_new, contacts, "bilateral only" if sol is None else sol.status, res,
-                      0 if sol is None else int(sol.iterations), limits, P[mc:])
+                      0 if sol is None else int(sol.iterations), limits, P[mc:mc + mb], P[mc + mb:])
+
+
+def _gauss_seidel(W, b, mu, s, lam0):
+    """The contact problem on a Delassus matrix that is not symmetric (a servo-constraint's
+    directions differ from its rows): block Gauss-Seidel with each contact's 3x3 problem solved
+    exactly (:func:`artidyn.contact.friction.nsgs`, which never assumes symmetry), as a
+    ContactSolution."""
+    from .friction import nsgs
+    from .solvers import ContactSolution
+    lam, u, res, it, status = nsgs(W, b, np.asarray(mu, dtype=float), s.tol, s.max_iter,
+                                   None if lam0 is None else np.asarray(lam0, dtype=float))
+    return ContactSolution(lam, u, res, it, status)

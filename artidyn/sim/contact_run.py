@@ -85,7 +85,7 @@ def _sliding(C):
 
 def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=None, method="moreau_jean",
                      f_ext=None, friction=True, route="auto", controller=None, constraints=None, projection=True,
-                     energy_tol=0.1, rollout=False, forces=None):
+                     energy_tol=0.1, rollout=False, forces=None, servo=None):
     """Simulate with contacts from (q0, v0): see the module docstring. ``tau``: a constant, one row
     per step, a table over time or :class:`~artidyn.sim.TimeTable`, or a function
     ``tau(t, q, v)`` (held over the step; ``tau(t, q, v, contact_forces)`` also gets the contact
@@ -96,7 +96,9 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     impacts, shapes among sphere, capsule, box, half-space, constraints with a compiled form) and
     the readable loop otherwise; "compiled" (an error when it does not fit) or "reference" force
     one. Both give the same results; ``stats["route"]`` says which ran. A batch of states (or
-    ``rollout=True``) runs N scenes in parallel on the compiled route."""
+    ``rollout=True``) runs N scenes in parallel on the compiled route. ``servo``: a
+    :class:`artidyn.servo.ModelServo` whose relations join each step's problem (their forces along
+    its directions; its first-kind relations beside ``constraints``), on the reference route."""
     from ..contact import inputs
     from .setup import states as _states, time_grid
 
@@ -133,8 +135,17 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     if isinstance(tau, np.ndarray) and tau.ndim == 2 and tau.shape[0] < steps + 1:   # the last row held
         tau = np.vstack([tau, np.repeat(tau[-1:], steps + 1 - tau.shape[0], axis=0)])
     constraints = _constraints(model, constraints)
-    if constraints:
-        Q, V = _assembled(model, Q, V, constraints)
+    servo_rows = None
+    if servo is not None:
+        if rollout or route == "compiled":
+            raise InputError("simulate with contact and servo=: servo-constraints run on the reference route, one "
+                             "state at a time (not route='compiled', not a batch of states or rollout=True)")
+        constraints = constraints + list(servo.rolling)
+        servo_rows = (list(servo.servo), np.asarray(servo.D, dtype=float))
+    if constraints or servo_rows:
+        Q, V = _assembled(model, Q, V, constraints + ([] if servo_rows is None else servo_rows[0]))
+    if servo_rows:
+        _check_servo_reach(model, Q[0], V[0], constraints, servo_rows)
     _check_penetration(model, Q, s)
     from ..contact import compiled
     from ..kernels.dispatch import kernels_enabled
@@ -147,6 +158,8 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
         why = "" if compilable(constraints) else "constraints without a compiled form (Holonomic, moving planes)"
         if not why and s.solver == "pgs":
             why = "solver 'pgs' beside constraints= (its compiled Gauss-Seidel takes contacts and limits; use 'admm')"
+    if not why and servo_rows:
+        why = "servo-constraints"
     if not why and not kernels_enabled():
         why = "switched-off kernels"
     if (route == "compiled" or rollout) and why:
@@ -161,7 +174,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     q, v = Q[0], V[0]
     if route != "reference" and not why:
         return _compiled(model, scene, q, v, grid, h, s, constraints)
-    return _reference(model, scene, q, v, grid, h, s, constraints)
+    return _reference(model, scene, q, v, grid, h, s, constraints, servo_rows)
 
 
 class _Scene:
@@ -216,13 +229,34 @@ def _result(model, t, q, v, a, tau, energy, h, wall, stats, route):
     return result
 
 
-def _reference(model, scene, q, v, t, h, s, constraints):
+def _check_servo_reach(model, q, v, constraints, servo_rows):
+    """Refuse servo-constraints whose forces do not reach their relations within a step: the free
+    rows' matrix ``[J_b; E] M^-1 [J_b; D]^T`` singular at the start (a relation of higher index, its
+    forces acting through other coordinates only: the symbolic solver of ServoProblem takes it)."""
+    from ..constraints import constraint_rows
+    from ..dynamics import crba
+    Jb = constraint_rows(model, q, v, constraints, 0.0).J if constraints else np.zeros((0, model.nv))
+    E = constraint_rows(model, q, v, servo_rows[0], 0.0).J
+    D = servo_rows[1]
+    if D.shape[0] != E.shape[0]:
+        raise InputError(f"simulate with contact and servo=: {E.shape[0]} servo relation rows and {D.shape[0]} "
+                         f"directions; the step takes as many directions as relation rows")
+    K = np.vstack([Jb, E]) @ np.linalg.solve(crba(model, q), np.vstack([Jb, D]).T)
+    sv = np.linalg.svd(K, compute_uv=False)
+    if sv.size and not sv[-1] > 1e-9 * max(sv[0], 1e-300):
+        raise InputError(f"simulate with contact and servo=: the servo forces do not reach their relations within a "
+                         f"step ([J_b; E] M^-1 [J_b; D]^T is singular at the start, smallest singular value "
+                         f"{sv[-1]:.3g}): a servo-constraint of higher index; write its relations in SymPy for "
+                         f"ServoProblem's symbolic solver (without contact=)")
+
+
+def _reference(model, scene, q, v, t, h, s, constraints, servo_rows=None):
     """The readable pipeline (:func:`artidyn.sim.pipeline.run_reference`) and its result."""
     from .pipeline import run_reference
 
     S = t.size
     start = clock()
-    steps, energy, drift = run_reference(model, scene, q, v, h, S - 1, s, constraints)
+    steps, energy, drift = run_reference(model, scene, q, v, h, S - 1, s, constraints, servo_rows)
     wall = clock() - start
     out_q = np.array([x[0] for x in steps])
     out_v = np.array([x[1] for x in steps])
@@ -268,7 +302,15 @@ def _reference(model, scene, q, v, t, h, s, constraints):
     result.contact_body_names = list(model.body_names)
     if constraints:
         result.constraint_forces = np.array([st.bilateral / h for *_, st in steps])
+    if constraints or servo_rows:
         result.drift = drift
+    if servo_rows:                # the servo forces mu (S, j), their power D^T mu . v and its work
+        mu = np.array([st.servo / h for *_, st in steps])
+        vm = np.array([s.theta * st.v + (1 - s.theta) * vk for _, vk, _, st in steps])
+        result.servo_forces = mu
+        result.servo_power = np.einsum("sj,jn,sn->s", mu, servo_rows[1], vm)
+        result.servo_work = np.concatenate([[0.0], np.cumsum(h * result.servo_power)[:-1]])
+        result.stats["max_drift_position"] = float(np.max(drift[:, 0], initial=0.0))
     return result
 
 

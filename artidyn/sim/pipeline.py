@@ -243,9 +243,12 @@ def _store_log(st, info, OFF, LOFF, k, CI, CF, LI, LF, K):
     return CI, CF, LI, LF
 
 
-def run_reference(model, scene, q, v, h, nsteps, s, constraints):
+def run_reference(model, scene, q, v, h, nsteps, s, constraints, servo=None):
     """The same run on the readable route: a list of (q, v, tau, StepResult) per step, plus the
-    energies, work and drift (as :func:`run_compiled`'s arrays)."""
+    energies, work and drift (as :func:`run_compiled`'s arrays). ``servo`` (relations, D): the
+    servo-constraints' rows join each step (:func:`artidyn.contact.moreau_jean.moreau_jean_step`);
+    their work counts in the balance, and the projection takes their relations beside the
+    constraints'."""
     from ..constraints.projection import project
     from ..contact.moreau_jean import moreau_jean_step
     from ..dynamics import kinetic_energy, potential_energy
@@ -262,7 +265,7 @@ def run_reference(model, scene, q, v, h, nsteps, s, constraints):
         t = k * h
         tk, F = inp.reference(t, q, v, forces)
         step = moreau_jean_step(model, q, v, tk, h, s, f_ext=F, friction=inp.friction, warm=step,
-                                constraints=constraints, t=t, damping=dx)
+                                constraints=constraints, t=t, damping=dx, servo=servo)
         if not (np.all(np.isfinite(step.q)) and np.all(np.isfinite(step.v))):
             raise SimulationError(_fail(model, 3, k, h))
         kin, pot = float(kinetic_energy(model, q, v)), float(potential_energy(model, q))
@@ -274,6 +277,8 @@ def run_reference(model, scene, q, v, h, nsteps, s, constraints):
         vm = s.theta * step.v + (1 - s.theta) * v
         tk = tk - dx * (step.v - v)           # the torque applied: the PD's damping implicit
         p = float(tk @ vm)
+        if servo is not None:                 # the servo forces' power D^T mu . v
+            p += float(step.servo @ (servo[1] @ vm)) / h
         if F is not None:
             from ..dynamics import rnea
             z = np.zeros(model.nv)
@@ -289,12 +294,13 @@ def run_reference(model, scene, q, v, h, nsteps, s, constraints):
         if k == nsteps:
             break
         q, v = step.q, step.v
-        if constraints and P.PR[1] > 0:
+        held = list(constraints) + ([] if servo is None else list(servo[0]))
+        if held and P.PR[1] > 0:
             from ..constraints import constraint_rows
-            r = constraint_rows(model, q, v, constraints, t + h)
+            r = constraint_rows(model, q, v, held, t + h)
             drift[k + 1] = float(np.max(np.abs(r.phi), initial=0.0)), float(np.max(np.abs(r.J @ v + r.b), initial=0.0))
             if drift[k + 1].max() > P.PR[0]:       # off the loops: back onto them (as the compiled run)
-                q, v, res = project(model, q, v, constraints, P.PR[0], t=t + h)
+                q, v, res = project(model, q, v, held, P.PR[0], t=t + h)
                 if res > 1e-6:
                     raise SimulationError(_fail(model, 9, k + 1, h))
     return steps, energy, drift

@@ -146,6 +146,11 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
         Servo-constraints (relations kept by regulated actuators along given directions, Appell):
         the run of :mod:`artidyn.sim.servo_run`; the result also holds ``servo_forces``,
         ``servo_power``, ``servo_work`` and ``drift``; ``tau`` is the (constant) known torque.
+        With ``contact=`` the relations join the Moreau-Jean pipeline instead (one problem per
+        step with the contacts, limits and ``constraints``, the servo forces along the
+        directions; the reference route): ``tau``, ``controller``, ``f_ext`` and ``forces`` as
+        for any contact run. Relations written in SymPy (any index) keep the symbolic solver
+        and are refused there.
 
     Returns
     -------
@@ -165,13 +170,17 @@ def simulate(model: Model, q0: ArrayLike, v0: ArrayLike | None = None, tau: Inpu
     projection = check_flag(projection, "simulate: projection")
     progress = None if progress is None else check_flag(progress, "simulate: progress (or None)")
     forces = check_forces(forces, "simulate")
-    if forces and (servo is not None or method == "scipy"):
+    if forces and ((servo is not None and contact is None) or method == "scipy"):
         raise InputError("simulate: forces= (drag, springs) run on the engine's own methods and with contact=, not "
-                         "with servo= or method='scipy'")
+                         "with servo= alone or method='scipy'")
+    if servo is not None and contact is not None:
+        return _servo_with_contact(model, q0, v0, tau, t_final, dt, contact, method, f_ext, friction, controller,
+                                   constraints, projection, energy_tol, forces, servo, t_eval)
     if servo is not None:
         if contact is not None or constraints is not None or controller is not None:
-            raise InputError("simulate with servo=: contact=, constraints= and controller= are not supported together "
-                             "with it (put first-kind relations in the ModelServo's rolling=)")
+            raise InputError("simulate with servo=: constraints= and controller= run with it through the contact "
+                             "pipeline (give contact=ContactSettings(...)); alone, the servo run is RK4 (put "
+                             "first-kind relations in the ModelServo's rolling=)")
         unused = [name for name, given in (("f_ext", f_ext is not None), ("t_eval", t_eval is not None),
                                            ("record_every", record_every != 1),
                                            ("method", method not in ("auto", "rk4"))) if given]
@@ -328,3 +337,26 @@ def input_runs(tau, f_ext):
         elif arr.ndim == 4:
             n = max(n, arr.shape[1])
     return n
+
+
+def _servo_with_contact(model, q0, v0, tau, t_final, dt, contact, method, f_ext, friction, controller, constraints,
+                        projection, energy_tol, forces, servo, t_eval):
+    """``simulate(..., servo=, contact=)``: the servo relations as rows of the Moreau-Jean steps."""
+    from ..servo import ModelServo
+    from .contact_run import simulate_contact
+    if not isinstance(servo, ModelServo):
+        raise InputError(f"simulate: servo must be an artidyn.servo.ModelServo (relations on this model), got "
+                         f"{type(servo).__name__}")
+    if servo.model is not model:
+        raise InputError("simulate: the ModelServo was built on another model")
+    if servo.problem is not None or servo.system is not None or servo.D is None:
+        raise InputError("simulate with contact and servo=: relations written in SymPy (any index) or over "
+                         "quasi-velocities need the symbolic solver, whose RK4 run takes no contacts; give the "
+                         "relations as constraint objects (JointPath, FramePath, Coupling, Nonholonomic ...) with "
+                         "constant directions")
+    if method not in ("auto", "moreau_jean") or t_eval is not None:
+        raise InputError("simulate with contact and servo=: the servo relations join the Moreau-Jean steps (method "
+                         "'moreau_jean' or 'auto', sampled at every step)")
+    return simulate_contact(model, q0, v0, tau, t_final, 1e-3 if dt is None else dt, contact, "moreau_jean", f_ext,
+                            friction, controller=controller, constraints=constraints, projection=projection,
+                            energy_tol=energy_tol, forces=forces, servo=servo)
