@@ -106,3 +106,33 @@ def test_servo_with_contact_refusals_name_the_reason():
     far = servo.ModelServo(arm, [JointPath("joint1", np.sin)], directions=np.array([[0.0, 0.0]]))
     with pytest.raises(InputError, match="do not reach their relations"):
         ad.simulate(arm, q0, v0, t_final=0.01, servo=far, contact=ContactSettings())
+
+
+def test_event_driven_takes_a_controller_and_time_tables():
+    """The event-driven run takes a compiled controller and TimeTable torques (as one law tau(t, q, v)
+    of the input stage, on the readable route): the arm pressed by a PD onto a frictionless ground
+    records the PD's torque at every sample, satisfies M a + h = tau + J^T n f_n there, and follows
+    Moreau-Jean's run to its first-order error; a TimeTable of a constant torque is that constant."""
+    from artidyn.sim import PD, TimeTable
+    q = np.array([-0.3, -0.5])
+    arm = arm_over_ground(tip(arm_over_ground(0.0), q)[1] - R)
+    kp, kd, q_ref = 40.0, 14.0, q - np.array([0.02, 0.05])           # aims below the ground: presses
+    pd = PD([kp, kp], [kd, kd], q_ref)
+    s = ContactSettings(friction=0.0)
+    ev = ad.simulate(arm, q, np.zeros(2), t_final=0.3, dt=1e-3, contact=s, controller=pd, method="event_driven")
+    mj = ad.simulate(arm, q, np.zeros(2), t_final=0.3, dt=1e-3, contact=s, controller=pd)
+    assert ev.stats["route"] == "reference"
+    np.testing.assert_allclose(ev.tau, kp * (q_ref - ev.q) - kd * ev.v, rtol=0, atol=1e-12)
+    for k in range(1, ev.t.size, 10):
+        Jn = ad.jacobian(arm, ev.q[k], "tool")[4]
+        f_n = ev.contact_forces[k, 2, 1]
+        assert f_n > 1.0
+        lhs = ad.rnea(arm, ev.q[k], ev.v[k], ev.a[k])
+        np.testing.assert_allclose(lhs, ev.tau[k] + Jn * f_n, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(ev.q, mj.q, atol=5e-4)
+    np.testing.assert_allclose(ev.contact_forces[-100:], mj.contact_forces[-100:], atol=0.05)
+    const = np.array([0.3, -0.2])
+    a = ad.simulate(arm, q, np.zeros(2), const, t_final=0.05, dt=1e-3, contact=s, method="event_driven")
+    b = ad.simulate(arm, q, np.zeros(2), TimeTable([0.0, 1.0], [const, const]), t_final=0.05, dt=1e-3, contact=s,
+                    method="event_driven")
+    np.testing.assert_allclose(a.q, b.q, atol=1e-12)

@@ -116,11 +116,12 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
     if f_ext is not None and not callable(f_ext) and not isinstance(f_ext, TimeTable):
         f_ext = inputs.wrenches(model, f_ext, "simulate with contact")
     if method == "event_driven":
-        if controller is not None or constraints or isinstance(tau, TimeTable) or callable(f_ext) or \
-                isinstance(f_ext, TimeTable):
-            raise InputError("simulate with contact, method 'event_driven': controller=, constraints=, TimeTable "
-                             "inputs and f_ext functions run on method 'moreau_jean' (the default); give tau as a "
-                             "constant, a table or a function")
+        if constraints or callable(f_ext) or isinstance(f_ext, TimeTable) or servo is not None:
+            raise InputError("simulate with contact, method 'event_driven': constraints=, servo= and f_ext that "
+                             "changes over time run on method 'moreau_jean' (the default); the event-driven run "
+                             "takes a constant f_ext")
+        if controller is not None or isinstance(tau, TimeTable):
+            tau = _law(model, tau, controller, grid, friction)
         if forces:
             raise InputError("simulate with contact, method 'event_driven': forces= (drag, springs) run on method "
                              "'moreau_jean' (the default)")
@@ -387,6 +388,19 @@ def _rollout(model, scene, Q, V, t, h, s):
 def _names(model, kind):
     from .setup import coordinate_names
     return coordinate_names(model, kind)
+
+
+def _law(model, tau, controller, grid, friction):
+    """The torque of a run's inputs and controller as one function ``tau(t, q, v)`` (the input
+    stage's readable values, :meth:`artidyn.sim.scene.Inputs.reference`): the event-driven run
+    calls it at each of its stages, on the readable route. A PD's damping is explicit there."""
+    from .scene import Inputs
+    inp = Inputs(model, tau, None, controller, grid, 1, True, friction)
+    nothing = np.zeros((model.nb + 1, 3))
+
+    def law(t, q, v):
+        return inp.reference(t, q, v, nothing)[0]
+    return law
 
 
 def _event_driven(model, q0, v0, tau, t_final, dt, s, f_ext, friction, route="auto"):
