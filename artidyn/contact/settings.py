@@ -47,7 +47,10 @@ class ContactSettings:
         same message). The state is never moved: the Moreau-Jean law works on velocities (the
         pair is active and ``u_n >= 0`` holds, so the bodies neither sink further nor are pushed
         out), so an overlap at the start stays for the whole run; move the bodies apart (or lift
-        them by the depth) to start in contact.
+        them by the depth) to start in contact. "exclude_self": the overlapping pairs of two of the
+        robot's own bodies (convex hulls of meshes that overlap at the joints in the reference
+        posture, as MoveIt's "default collision" pairs) are left out of the run, with a warning
+        naming the body pairs; pairs with the world are warned of as by "warn".
 
     Each collision shape may carry its own ``friction`` and ``restitution``
     (:meth:`artidyn.ModelBuilder.add_collision`, MJCF ``friction``, URDF
@@ -83,8 +86,9 @@ class ContactSettings:
             raise InputError(f"ContactSettings: solver must be one of {', '.join(SOLVERS)}, got {self.solver!r}")
         if self.impacts not in ("simultaneous", "sequential"):
             raise InputError(f"ContactSettings: impacts must be 'simultaneous' or 'sequential', got {self.impacts!r}")
-        if self.penetration not in ("warn", "raise"):
-            raise InputError(f"ContactSettings: penetration must be 'warn' or 'raise', got {self.penetration!r}")
+        if self.penetration not in ("warn", "raise", "exclude_self"):
+            raise InputError(f"ContactSettings: penetration must be 'warn', 'raise' or 'exclude_self', got "
+                             f"{self.penetration!r}")
         if self.cone not in CONES:
             raise InputError(f"ContactSettings: cone must be one of {', '.join(CONES)}, got {self.cone!r}")
         for name in ("joint_limits",):

@@ -38,29 +38,48 @@ class ContactEvent(NamedTuple):
 def _check_penetration(model, Q, s):
     """Warn (or raise: ``s.penetration``) when a starting state has shapes overlapping deeper than
     the margin plus :data:`~artidyn.contact.settings.PENETRATION_TOL`; the state is kept as it is
-    (see :class:`ContactSettings`)."""
+    (see :class:`ContactSettings`). With ``penetration="exclude_self"`` the overlapping pairs of two
+    bodies of the model (not the world) are left out of the run (their body pairs added to
+    ``collision_exclusions``, with a warning naming them), the others warned of: returns the model
+    the run takes."""
     import warnings
 
     from ..contact.moreau_jean import initial_penetrations
     from ..contact.settings import PENETRATION_TOL
     from ..errors import PenetrationWarning
-    for r, q in enumerate(Q):
-        deep = initial_penetrations(model, q, s)
-        if not deep:
-            continue
-        C, names = model.collisions, model.body_names
+    C, names = model.collisions, model.body_names
+
+    def described(deep):
         pairs = "; ".join(f"'{C[a].name}' (body '{names[C[a].body]}') and '{C[b].name}' (body '{names[C[b].body]}') "
                           f"overlap by {d * 1e3:.4g} mm" for a, b, d in deep[:5])
-        more = f" (and {len(deep) - 5} more pairs)" if len(deep) > 5 else ""
+        return pairs + (f" (and {len(deep) - 5} more pairs)" if len(deep) > 5 else "")
+
+    excluded = set()
+    for r, q in enumerate(Q):
+        deep = initial_penetrations(model, q, s)
+        if s.penetration == "exclude_self":
+            own = [x for x in deep if C[x[0]].body != 0 and C[x[1]].body != 0]
+            excluded |= {tuple(sorted((C[a].body, C[b].body))) for a, b, _ in own}
+            deep = [x for x in deep if x not in own]
+        if not deep:
+            continue
         run = f" (run {r})" if len(Q) > 1 else ""
         msg = (f"simulate '{model.name}' with contact: the initial state{run} starts in penetration, deeper than "
-               f"the margin ({s.margin:.3g} m) + {PENETRATION_TOL:.3g} m: {pairs}{more}. The run keeps the overlap "
-               f"(Moreau-Jean acts on velocities: the shapes are neither pushed apart nor let sink further); "
-               f"move them apart to start in contact, or ContactSettings(penetration='raise') to stop here")
+               f"the margin ({s.margin:.3g} m) + {PENETRATION_TOL:.3g} m: {described(deep)}. The run keeps the "
+               f"overlap (Moreau-Jean acts on velocities: the shapes are neither pushed apart nor let sink further); "
+               f"move them apart to start in contact, ContactSettings(penetration='raise') to stop here, or "
+               f"penetration='exclude_self' to leave pairs of the model's own bodies out of the run")
         if s.penetration == "raise":
             raise InputError(msg)
         warnings.warn(msg, PenetrationWarning, stacklevel=4)
-        return
+        break
+    if not excluded:
+        return model
+    pairs = ", ".join(f"'{names[i]}'-'{names[j]}'" for i, j in sorted(excluded))
+    warnings.warn(f"simulate '{model.name}' with contact: {len(excluded)} pair(s) of its own bodies overlap at the "
+                  f"start and are left out of this run (penetration='exclude_self'): {pairs}", PenetrationWarning,
+                  stacklevel=4)
+    return model.replace(collision_exclusions=tuple(sorted(set(model.collision_exclusions) | excluded)))
 
 
 def _dof_joint(model, dof):
@@ -147,7 +166,7 @@ def simulate_contact(model, q0, v0=None, tau=0.0, t_final=1.0, dt=1e-3, contact=
         Q, V = _assembled(model, Q, V, constraints + ([] if servo_rows is None else servo_rows[0]))
     if servo_rows:
         _check_servo_reach(model, Q[0], V[0], constraints, servo_rows)
-    _check_penetration(model, Q, s)
+    model = _check_penetration(model, Q, s)
     from ..contact import compiled
     from ..kernels.dispatch import kernels_enabled
     from .pipeline import Packed
