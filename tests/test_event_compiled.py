@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import artidyn as ad
+from artidyn.constraints import Weld
 from artidyn.contact import ContactSettings
 from artidyn.errors import InputError
 from artidyn.geometry import Capsule, HalfSpace
@@ -118,9 +119,12 @@ def test_compiled_route_refusals_and_fallbacks():
     with pytest.raises(InputError, match="sequential"):
         ad.simulate(model, q0, np.zeros(6), t_final=0.1, dt=1e-2, method="event_driven",
                     contact=ContactSettings(impacts="sequential"))
-    with pytest.raises(InputError, match="controller="):
+    with pytest.raises(InputError, match="constraints="):
         ad.simulate(model, q0, np.zeros(6), t_final=0.1, dt=1e-2, method="event_driven",
-                    contact=ContactSettings(), controller=PD(1.0, 0.1, q0))
+                    contact=ContactSettings(), constraints=[Weld("ball", at=q0)])
+    with_pd = ad.simulate(model, q0, np.zeros(6), t_final=0.05, dt=1e-2, method="event_driven",
+                          contact=ContactSettings(), controller=PD(1.0, 0.1, q0))       # a controller: readable
+    assert with_pd.stats["route"] == "reference"
 
 
 @pytest.mark.compiles
