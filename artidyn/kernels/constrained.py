@@ -683,9 +683,15 @@ def y_rows(U, lam, Jst, dis, Y, span):
 @nb.njit
 def delassus(U, lam, Jst, dis, Y, span, G):
     """Y and span as :func:`y_rows`; G (m, m) <- Y Y^T, the Delassus matrix J M^-1 J^T, over the
-    overlapping spans."""
+    overlapping spans (:func:`gram`)."""
     y_rows(U, lam, Jst, dis, Y, span)
-    m = Jst.shape[0]
+    gram(Y, span, G)
+
+
+@nb.njit
+def gram(Y, span, G):
+    """G (m, m) <- Y Y^T over the overlapping spans of the rows (``span`` as :func:`y_rows`)."""
+    m = Y.shape[0]
     for r in range(m):
         yr = Y[r]
         for s in range(r + 1):

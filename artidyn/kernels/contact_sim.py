@@ -10,7 +10,9 @@ reference) step for step::
     v_k+1 = v_free + M^-1 J^T P,   q_k+1 = q_k (+) h (theta v_k+1 + (1 - theta) v_k)
 
 M is factored along the tree (``U D U^T``, Featherstone, "Rigid Body Dynamics Algorithms",
-sec. 6.5) and W built from ``Y = D^-1/2 U^-1 J^T`` as in :mod:`.constrained`. Contacts come from
+sec. 6.5) and W built from ``Y = D^-1/2 U^-1 J^T`` as in :mod:`.constrained`; without bilateral
+rows W is formed only when the previous step's impulses (the warm start) do not already solve the
+step (``u = Y (Y^T P) + b`` tested first: a scene at rest skips the O(m^2) matrix). Contacts come from
 the closed forms of :mod:`.contact_geometry` (cylinders and meshes: GJK/EPA and manifolds,
 :mod:`.convex`); a pair those cannot settle (two boxes edge to edge, a capsule near a box) returns
 ``FALLBACK`` with the step's index, and the caller takes that step on
@@ -27,11 +29,11 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .constrained import (add_jacobian, cholesky, cholesky_solve, correction, delassus, dof_parents, solve_m,
+from .constrained import (add_jacobian, cholesky, cholesky_solve, correction, delassus, dof_parents, gram, solve_m,
                           solve_ut, subtree_sizes, utdu, y_rows)
 from .constrained_sim import rows_state
 from .broadphase import overlap, world_bounds
-from .contact_admm import NOT_PSD, admm
+from .contact_admm import NOT_PSD, admm, converged, project_k, residuals
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .contact_nsgs import blocks, nsgs
 from .contact_rows import SE, SMU
@@ -41,7 +43,7 @@ from .kinematics import frame_state
 from .manifold import integrate_q
 from .pack import DAMP, IQ, IV, NVJ, V
 from .rnea import rnea_state
-from .spatial import all_finite, load_q
+from .spatial import all_finite, dot, load_q
 from .types import FRICTION
 
 OK, BAD_INPUT, SINGULAR, NONFINITE, SOLVER, CODE_FALLBACK, CODE_FULL = 0, 1, 2, 3, 4, 5, 6
@@ -244,7 +246,8 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     J = Jall[:m]
     G = Gbuf[:m * m].reshape((m, m))
     pgs = ST[S_SOLVER] == PGS and mb == 0
-    if pgs:                           # its blocks, below
+    lazy = not pgs and mb == 0        # G formed only when the warm start does not solve the problem
+    if pgs or lazy:                   # its blocks, below
         y_rows(M, lam_dof, J, dis, Y[:m], span[:m])
     else:
         delassus(M, lam_dof, J, dis, Y[:m], span[:m], G)
@@ -303,10 +306,15 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         nsgs(BO, BC, BV, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk[3, :mc], res, info)
         info2[2] = info[0]
     elif mc > 0:
-        status = admm(Gc, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk, res, info)
-        info2[2] = info[0]
-        if status == NOT_PSD:
-            return SOLVER
+        if lazy and warm_solves(Y[:m], span[:m], bvec[:mc], mu[:na + nl], ST[S_TOL], lam[:mc], tmp, Wk[3, :mc], res):
+            info2[2] = 0              # at rest: the previous step's impulses solve this one (admm's own first test)
+        else:
+            if lazy:
+                gram(Y[:m], span[:m], G)
+            status = admm(Gc, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk, res, info)
+            info2[2] = info[0]
+            if status == NOT_PSD:
+                return SOLVER
     for r in range(mb):
         x = -Xb[r, mc]
         for j in range(mc):
@@ -320,6 +328,29 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         tmp[k] = h * (ST[S_THETA] * out_v[k] + (1.0 - ST[S_THETA]) * v[k])
     integrate_q(B, q, tmp, 1.0, out_q)
     return OK
+
+
+@nb.njit
+def warm_solves(Y, span, b, mu, tol, lam, t, u, res):
+    """True when the warm start lam (projected onto the cones here, as :func:`.contact_admm.admm`
+    does first) solves the problem ``u = Y Y^T lam + b`` to ``tol`` (res: its residuals), u formed
+    through the rows Y (``t = Y^T lam`` (nv), then ``u = Y t + b``): O(m nv), where forming the
+    Delassus matrix costs O(m^2) (a pile of 50 resting cubes: 200 contacts, 600 rows)."""
+    m = b.shape[0]
+    for i in range(mu.shape[0]):
+        lam[3 * i], lam[3 * i + 1], lam[3 * i + 2] = project_k(lam[3 * i], lam[3 * i + 1], lam[3 * i + 2], mu[i])
+    for k in range(t.shape[0]):
+        t[k] = 0.0
+    for r in range(m):
+        x = lam[r]
+        if x != 0.0:
+            for k in range(span[r, 0], span[r, 1]):
+                t[k] += Y[r, k] * x
+    for r in range(m):
+        lo = span[r, 0]
+        u[r] = b[r] + dot(Y[r, lo:], t[lo:], span[r, 1] - lo)
+    residuals(lam, u, mu, res)
+    return converged(res, tol)
 
 
 @nb.njit
