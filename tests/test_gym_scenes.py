@@ -2,8 +2,9 @@
 their own geoms and floor (issue #32 item 7): each loads, runs on the compiled contact pipeline from
 its reset pose with zero torques, and its torso comes to rest at MuJoCo's height (MuJoCo's contacts
 are soft and its ant geoms carry a 1 cm margin: within a few cm, not equal). The humanoid's thighs
-start inside its pelvis (the file's geoms overlap by about 10 cm at the reset pose): artidyn keeps
-such an overlap, so the penetration bound is on the floor contacts. And a small pile of boxes falling
+overlap its pelvis by about 10 cm at the reset pose, a pair MuJoCo's parent filter leaves out (the
+thigh's three hinges are a chain of bodies in artidyn, and the filter is kept by an exclusion): the
+pairs artidyn tests are MuJoCo's, checked against its contact list. And a small pile of boxes falling
 on the floor (the benchmark's 100-box pile, smaller): bounded memory and penetration. Not timed.
 """
 import pathlib
@@ -52,6 +53,52 @@ def test_gym_scene_settles_at_mujocos_height(name):
     assert len(floor) > 0                                    # ... and stands on it
     assert floor.min() > -0.015             # penetration: Moreau-Jean's drift, about a step's fall (ant: 10 ms)
     assert abs(z[-1] - z_mj[-1]) < 0.04                      # MuJoCo's height within a few cm
+
+
+@pytest.mark.parametrize("name", ["humanoid", "ant"])
+def test_the_pairs_in_contact_are_mujocos(name):
+    """At the reset pose and at random poses of the joints (limbs crossing each other and the floor),
+    the geom pairs overlapping by more than 2 mm in artidyn are in MuJoCo's contact list, and those
+    MuJoCo finds overlapping by more than 2 mm artidyn finds in contact: the same filters (bit masks,
+    parent and child on the MJCF bodies, a body with several joints included)."""
+    import mujoco
+    from artidyn.geometry import contact_candidates
+    from artidyn.interop import MujocoConverter
+    model, mj, q0, _ = gym.gym_scene(CASES[name][0])
+    conv = MujocoConverter(model, mj)
+    names = [c.name for c in model.collisions]
+    d = mujoco.MjData(mj)
+    rng = np.random.default_rng(5)
+    lo, hi = np.asarray(model.lower, float), np.asarray(model.upper, float)
+    seen = 0
+    for trial in range(12):
+        q = q0.copy()
+        if trial:
+            for i in range(2, model.nb + 1):           # the joints: uniform within their limits
+                iv, iq = model.idx_v[i], model.idx_q[i]
+                for k in range(model.nv_joint[i]):
+                    a, b = lo[iq + k], hi[iq + k]
+                    if np.isfinite(a) and np.isfinite(b):
+                        q[iq + k] = rng.uniform(a, b)
+            q[2] = rng.uniform(0.2, 0.6)                 # low: the limbs reach the floor
+        d.qpos[:] = conv.to_mj_qpos(q)
+        mujoco.mj_forward(mj, d)
+        theirs_all = set()
+        theirs_deep = set()
+        for c in d.contact[:d.ncon]:
+            pair = frozenset((mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_GEOM, c.geom1) or "floor",
+                              mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_GEOM, c.geom2) or "floor"))
+            theirs_all.add(pair)
+            if c.dist < -2e-3:
+                theirs_deep.add(pair)
+        C = contact_candidates(model, ad.body_placements(model, q), margin=0.0)
+        ours_all = {frozenset((names[a], names[b])) for a, b in zip(C.shape_a, C.shape_b)}
+        ours_deep = {frozenset((names[a], names[b])) for a, b, g in zip(C.shape_a, C.shape_b, C.distance)
+                     if g < -2e-3}
+        assert ours_deep <= theirs_all, (trial, ours_deep - theirs_all)
+        assert theirs_deep <= ours_all, (trial, theirs_deep - ours_all)
+        seen += len(ours_deep)
+    assert seen >= 5                                     # the poses did cross limbs and reach the floor
 
 
 # --- a pile of boxes (issue #32 item 7): bounded memory, bounded penetration --------------------

@@ -22,7 +22,8 @@ What is read, measured against MuJoCo's own compiler (MuJoCo XML reference):
   ``conaffinity`` values are the shapes' bit masks (MuJoCo's filter). ``<contact><exclude body1
   body2>``: the pair in ``model.collision_exclusions``. As in MuJoCo, a body's shapes never touch
   its parent's (unless the parent is the world) nor those of the same body, and the world's
-  shapes never touch each other.
+  shapes never touch each other; a body with several joints (a chain of bodies here) keeps that
+  rule with its MJCF parent through ``collision_exclusions``.
 - ``<site>``: operational frames. ``<equality>`` ``connect`` and ``weld``: loop constraints;
   ``joint`` with a linear ``polycoef`` (``a0 a1 0 0 0``): a coupling ``q1 = a0 + a1 q2`` (MuJoCo
   measures both joints from their reference values, as artidyn's q does) (``model.constraint_specs``,
@@ -158,6 +159,10 @@ def _build_tree(r, s, builder, root):
     apply_springdamper(r, s, bodies, inertias, specs)
     for b, inertia, js in zip(bodies, inertias, specs):
         add_body(builder, b, inertia, js, builder.world if b.parent is None else b.parent.name)
+        if b.parent is not None and len(js) > 1:
+            # a body with several joints is a chain of bodies here: its shapes and its MJCF parent's are
+            # no longer parent and child, so MuJoCo's parent filter is kept as an exclusion
+            builder.exclude_collision(b.name, b.parent.name)
         add_geoms(r, s, builder, b.name, b.geoms)
         add_sites(r, builder, b.name, b.sites)
     add_geoms(r, s, builder, builder.world, r.world_geoms)
