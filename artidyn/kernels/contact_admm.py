@@ -43,6 +43,14 @@ def project_k(n, t1, t2, mu):
 
 
 @nb.njit
+def project_cones(lam, mu):
+    """lam (3k) <- each contact's (n, t1, t2) projected onto its cone (mu (k)): how a warm start
+    enters the solvers."""
+    for i in range(mu.shape[0]):
+        lam[3 * i], lam[3 * i + 1], lam[3 * i + 2] = project_k(lam[3 * i], lam[3 * i + 1], lam[3 * i + 2], mu[i])
+
+
+@nb.njit
 def project_dual(n, t1, t2, mu):
     """Projection onto the dual cone mu |t| <= n."""
     nt = math.sqrt(t1 * t1 + t2 * t2)
@@ -186,8 +194,7 @@ def admm(G, b, mu, tol, max_iter, y, W, res, info):
     m = b.shape[0]
     k = m // 3
     x, z, rhs, u, xp, yp = W[0, :m], W[1, :m], W[2, :m], W[3, :m], W[4, :m], W[5, :m]
-    for i in range(k):
-        y[3 * i], y[3 * i + 1], y[3 * i + 2] = project_k(y[3 * i], y[3 * i + 1], y[3 * i + 2], mu[i])
+    project_cones(y, mu)
     mat_vec(G, y, b, u)
     residuals(y, u, mu, res)
     info[0] = 0

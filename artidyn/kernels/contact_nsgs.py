@@ -17,7 +17,7 @@ import math
 import numba as nb
 import numpy as np
 
-from .contact_admm import CONVERGED, MAX_ITERATIONS, NO_SOLUTION, converged, project_k, residuals
+from .contact_admm import CONVERGED, MAX_ITERATIONS, NO_SOLUTION, converged, project_cones, project_k, residuals
 
 
 # --- the sparse Delassus matrix -----------------------------------------------------------------
@@ -270,8 +270,7 @@ def nsgs(BO, BC, BV, b, mu, tol, max_iter, lam, u, res, info):
     """lam (3k; in: the warm start) <- the forces, u <- G lam + b, res (6) the residuals, info[0]
     the sweeps; a status code (as :func:`.contact_admm.admm`)."""
     k = mu.shape[0]
-    for i in range(k):
-        lam[3 * i], lam[3 * i + 1], lam[3 * i + 2] = project_k(lam[3 * i], lam[3 * i + 1], lam[3 * i + 2], mu[i])
+    project_cones(lam, mu)
     sparse_mat_vec(BO, BC, BV, lam, b, u)
     residuals(lam, u, mu, res)
     A, cv, prev, new = np.empty((3, 3)), np.empty(3), np.empty(3), np.empty(3)

@@ -33,7 +33,7 @@ from .constrained import (add_jacobian, cholesky, cholesky_solve, correction, de
                           solve_ut, subtree_sizes, utdu, y_rows)
 from .constrained_sim import rows_state
 from .broadphase import overlap, world_bounds
-from .contact_admm import NOT_PSD, admm, converged, project_k, residuals
+from .contact_admm import NOT_PSD, admm, converged, project_cones, residuals
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .contact_nsgs import blocks, nsgs
 from .contact_rows import SE, SMU
@@ -337,8 +337,7 @@ def warm_solves(Y, span, b, mu, tol, lam, t, u, res):
     through the rows Y (``t = Y^T lam`` (nv), then ``u = Y t + b``): O(m nv), where forming the
     Delassus matrix costs O(m^2) (a pile of 50 resting cubes: 200 contacts, 600 rows)."""
     m = b.shape[0]
-    for i in range(mu.shape[0]):
-        lam[3 * i], lam[3 * i + 1], lam[3 * i + 2] = project_k(lam[3 * i], lam[3 * i + 1], lam[3 * i + 2], mu[i])
+    project_cones(lam, mu)
     for k in range(t.shape[0]):
         t[k] = 0.0
     for r in range(m):
