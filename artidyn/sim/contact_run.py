@@ -276,7 +276,7 @@ def _reference(model, scene, q, v, t, h, s, constraints, servo_rows=None):
 
     S = t.size
     start = clock()
-    steps, energy, drift = run_reference(model, scene, q, v, h, S - 1, s, constraints, servo_rows)
+    steps, energy, drift, servo_power = run_reference(model, scene, q, v, h, S - 1, s, constraints, servo_rows)
     wall = clock() - start
     out_q = np.array([x[0] for x in steps])
     out_v = np.array([x[1] for x in steps])
@@ -325,10 +325,8 @@ def _reference(model, scene, q, v, t, h, s, constraints, servo_rows=None):
     if constraints or servo_rows:
         result.drift = drift
     if servo_rows:                # the servo forces mu (S, j), their power D^T mu . v and its work
-        mu = np.array([st.servo / h for *_, st in steps])
-        vm = np.array([s.theta * st.v + (1 - s.theta) * vk for _, vk, _, st in steps])
-        result.servo_forces = mu
-        result.servo_power = np.einsum("sj,jn,sn->s", mu, servo_rows[1], vm)
+        result.servo_forces = np.array([st.servo / h for *_, st in steps])
+        result.servo_power = servo_power
         result.servo_work = np.concatenate([[0.0], np.cumsum(h * result.servo_power)[:-1]])
         result.stats["max_drift_position"] = float(np.max(drift[:, 0], initial=0.0))
     return result

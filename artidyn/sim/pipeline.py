@@ -245,17 +245,17 @@ def _store_log(st, info, OFF, LOFF, k, CI, CF, LI, LF, K):
 
 def run_reference(model, scene, q, v, h, nsteps, s, constraints, servo=None):
     """The same run on the readable route: a list of (q, v, tau, StepResult) per step, plus the
-    energies, work and drift (as :func:`run_compiled`'s arrays). ``servo`` (relations, D): the
-    servo-constraints' rows join each step (:func:`artidyn.contact.moreau_jean.moreau_jean_step`);
-    their work counts in the balance, and the projection takes their relations beside the
-    constraints'."""
+    energies, work and drift (as :func:`run_compiled`'s arrays) and the servo forces' power (S,).
+    ``servo`` (relations, D): the servo-constraints' rows join each step
+    (:func:`artidyn.contact.moreau_jean.moreau_jean_step`); their work counts in the balance, and
+    the projection takes their relations beside the constraints'."""
     from ..constraints.projection import project
     from ..contact.moreau_jean import moreau_jean_step
     from ..dynamics import kinetic_energy, potential_energy
 
     inp, P = scene.inputs, scene.packed
     S = nsteps + 1
-    steps, energy, drift = [], np.zeros((S, 3)), np.zeros((S, 2))
+    steps, energy, drift, servo_power = [], np.zeros((S, 3)), np.zeros((S, 2)), np.zeros(S)
     forces = np.zeros((model.nb + 1, 3))
     step = None
     E0 = None
@@ -278,7 +278,8 @@ def run_reference(model, scene, q, v, h, nsteps, s, constraints, servo=None):
         tk = tk - dx * (step.v - v)           # the torque applied: the PD's damping implicit
         p = float(tk @ vm)
         if servo is not None:                 # the servo forces' power D^T mu . v
-            p += float(step.servo @ (servo[1] @ vm)) / h
+            servo_power[k] = float(step.servo @ (servo[1] @ vm)) / h
+            p += servo_power[k]
         if F is not None:
             from ..dynamics import rnea
             z = np.zeros(model.nv)
@@ -303,7 +304,7 @@ def run_reference(model, scene, q, v, h, nsteps, s, constraints, servo=None):
                 q, v, res = project(model, q, v, held, P.PR[0], t=t + h)
                 if res > 1e-6:
                     raise SimulationError(_fail(model, 9, k + 1, h))
-    return steps, energy, drift
+    return steps, energy, drift, servo_power
 
 
 def run_rollout(model, scene, Q, V, h, nsteps):
