@@ -34,6 +34,7 @@ from .constrained import (add_jacobian, cholesky, cholesky_solve, correction, de
 from .constrained_sim import rows_state
 from .broadphase import overlap, world_bounds
 from .contact_admm import NOT_PSD, admm, converged, project_cones, residuals
+from .contact_dofs import polish as dofs_polish
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .contact_nsgs import blocks, nsgs
 from .contact_rows import SE, SMU
@@ -41,7 +42,7 @@ from .crba import crba_state, matrix_finite
 from .energy import energy_after_dynamics
 from .kinematics import frame_state
 from .manifold import integrate_q
-from .pack import DAMP, IQ, IV, NVJ, V
+from .pack import DAMP, IQ, IV, NVJ, PARENT, V
 from .rnea import rnea_state
 from .spatial import all_finite, dot, load_q
 from .types import FRICTION
@@ -52,6 +53,7 @@ KEEP_TOL = 1e-6       # m: a contact active at the previous step stays active to
 # settings ST: friction, restitution, margin, theta, gamma, tol, max_iter, limit_restitution, solver
 S_MU, S_E, S_MARGIN, S_THETA, S_GAMMA, S_TOL, S_MAXIT, S_LE, S_SOLVER = 0, 1, 2, 3, 4, 5, 6, 7, 8
 ADMM, PGS = 0.0, 1.0          # ST[S_SOLVER]: the ADMM on the dense Delassus matrix, or Gauss-Seidel on its blocks
+DOF_ROWS = 96                 # from 32 contacts, the stick modes are polished in the dofs' space first (.contact_dofs)
 # info (per run, int): steps done, code, contacts stored, limits stored, solver iterations (sum)
 I_STEP, I_CODE, I_NC, I_NL, I_ITER = 0, 1, 2, 3, 4
 CFW = 25
@@ -98,15 +100,48 @@ def contact_frame_rows(B, CC, CI, c, J, r0, T4):
     """J rows r0 .. r0 + 2 <- the rows of contact c (CC: gap, normal, point on a, point on b; CI:
     body_a, body_b) in its frame (n, t1, t2): the relative velocity u = J v of its point on a
     against its point on b, along the normal and the two tangents."""
-    nv = J.shape[1]
     for r in range(3):
-        for k in range(nv):
-            J[r0 + r, k] = 0.0
+        J[r0 + r, :] = 0.0
+    _frame_rows(B, CC, CI, c, J, r0, T4, 0, J.shape[1])
+
+
+@nb.njit
+def chain_range(B, body, lo, hi):
+    """(lo, hi) widened to the dofs of ``body`` and its ancestors (in depth-first order: from its
+    root's first dof to its own last one)."""
+    first = True
+    while body > 0:
+        k, n = int(B[body, IV]), int(B[body, NVJ])
+        if n > 0:
+            if first:
+                hi = max(hi, k + n)
+                first = False
+            lo = min(lo, k)
+        body = int(B[body, PARENT])
+    return lo, hi
+
+
+@nb.njit
+def ranged_frame_rows(B, CC, CI, c, J, r0, T4, JR):
+    """:func:`contact_frame_rows` on the dofs the contact can touch only (its bodies' chains),
+    J kept zero elsewhere: JR[r] the range row r was last written on, cleared first."""
+    lo, hi = chain_range(B, CI[c, 0], J.shape[1], 0)
+    lo, hi = chain_range(B, CI[c, 1], lo, hi)
+    hi = max(hi, lo)
+    for r in range(r0, r0 + 3):
+        J[r, JR[r, 0]:JR[r, 1]] = 0.0
+        J[r, lo:hi] = 0.0
+        JR[r, 0], JR[r, 1] = lo, hi
+    _frame_rows(B, CC, CI, c, J, r0, T4, lo, hi)
+
+
+@nb.njit
+def _frame_rows(B, CC, CI, c, J, r0, T4, lo, hi):
     _rows(B, CI[c, 0], CC[c, 4], CC[c, 5], CC[c, 6], 1.0, J, r0, T4)
     _rows(B, CI[c, 1], CC[c, 7], CC[c, 8], CC[c, 9], -1.0, J, r0, T4)
     n0, n1, n2 = CC[c, 1], CC[c, 2], CC[c, 3]
     t0, t1, t2, s0, s1, s2 = _frame(n0, n1, n2)
-    for k in range(nv):
+    for k in range(lo, hi):
         x, y, z = J[r0, k], J[r0 + 1, k], J[r0 + 2, k]
         J[r0, k] = n0 * x + n1 * y + n2 * z
         J[r0 + 1, k] = t0 * x + t1 * y + t2 * z
@@ -131,7 +166,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     step's contacts, then of its limits) starts the solver; energy (2) <- the kinetic and potential
     energy at (q, v). A return code."""
     (M, D, dis, lam_dof, sub, nle, zeros, vfree, tmp, Wsh, T4, Jall, Y, span, Gbuf, lam, bvec, mu, ev, Wk,
-     ldof, lside, lgap, info, Gr, Xb, AB) = S
+     ldof, lside, lgap, info, Gr, Xb, AB, JR) = S
     K, TF, Sc, phib, Gb, dropped, lam_b = CN
     mb = phib.shape[0]
     nv, ns = M.shape[0], SH.shape[0]
@@ -191,9 +226,9 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     PK, pcount = prev[0], prev[4]
     for c in range(kc):
         r0 = 3 * na
-        contact_frame_rows(B, CC, CI, c, Jall, r0, T4)
+        ranged_frame_rows(B, CC, CI, c, Jall, r0, T4, JR)
         un = 0.0
-        for k in range(nv):
+        for k in range(JR[r0, 0], JR[r0, 1]):
             un += Jall[r0, k] * v[k]
         gp = CC[c, 0] + ST[S_GAMMA] * h * un
         if ACTIVE_TOL < gp <= KEEP_TOL:         # the previous step's contact stays (hysteresis)
@@ -231,6 +266,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         for r in range(mb):
             for k in range(nv):
                 Jall[mc + r, k] = Jb[r, k]
+            JR[mc + r, 0], JR[mc + r, 1] = 0, nv
     if m == 0:
         for k in range(nv):
             out_v[k] = vfree[k]
@@ -239,16 +275,21 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         return OK
     for l in range(nl):
         r0 = 3 * (na + l)
-        for r in range(3):
-            for k in range(nv):
-                Jall[r0 + r, k] = 0.0
+        lo, hi = nv, 0                # the range: the chain of the dof's joint
+        for i in range(1, B.shape[0]):
+            if B[i, IV] <= ldof[l] < B[i, IV] + B[i, NVJ]:
+                lo, hi = chain_range(B, i, lo, hi)
+        for r in range(r0, r0 + 3):
+            Jall[r, JR[r, 0]:JR[r, 1]] = 0.0
+            Jall[r, lo:hi] = 0.0
+            JR[r, 0], JR[r, 1] = lo, hi
         Jall[r0, ldof[l]] = lside[l]
     J = Jall[:m]
     G = Gbuf[:m * m].reshape((m, m))
     pgs = ST[S_SOLVER] == PGS and mb == 0
     lazy = not pgs and mb == 0        # G formed only when the warm start does not solve the problem
     if pgs or lazy:                   # its blocks, below
-        y_rows(M, lam_dof, J, dis, Y[:m], span[:m])
+        ranged_y_rows(M, lam_dof, J, JR, dis, Y[:m], span[:m])
     else:
         delassus(M, lam_dof, J, dis, Y[:m], span[:m], G)
     for c in range(na + nl):
@@ -258,7 +299,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             mu[c], ev[c] = 0.0, ST[S_LE]
     for r in range(m):
         x = y = 0.0
-        for k in range(nv):
+        for k in range(JR[r, 0], JR[r, 1]):
             x += J[r, k] * vfree[k]
             y += J[r, k] * v[k]
         bvec[r] = x
@@ -308,6 +349,9 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     elif mc > 0:
         if lazy and warm_solves(Y[:m], span[:m], bvec[:mc], mu[:na + nl], ST[S_TOL], lam[:mc], tmp, Wk[3, :mc], res):
             info2[2] = 0              # at rest: the previous step's impulses solve this one (admm's own first test)
+        elif lazy and mc >= DOF_ROWS and _plastic(ev, na + nl) and \
+                dofs_polish(B, CI, na, ldof, nl, M, lam_dof, D, vfree, Y[:m], mu[:na + nl], ST[S_TOL], lam[:mc], res):
+            info2[2] = 0              # the warm start's stick modes, solved in the dofs' space: no Delassus matrix
         else:
             if lazy:
                 gram(Y[:m], span[:m], G)
@@ -328,6 +372,42 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         tmp[k] = h * (ST[S_THETA] * out_v[k] + (1.0 - ST[S_THETA]) * v[k])
     integrate_q(B, q, tmp, 1.0, out_q)
     return OK
+
+
+@nb.njit
+def ranged_y_rows(U, lam, Jst, JR, dis, Y, span):
+    """:func:`.constrained.y_rows` on each row's range JR (closed under the parent dof): Y's row
+    is written there only, and span[r] its first and last nonzero column within it."""
+    for r in range(Y.shape[0]):
+        y = Y[r]
+        lo, hi = JR[r, 0], JR[r, 1]
+        for k in range(lo, hi):
+            y[k] = Jst[r, k]
+        top = lo - 1
+        for k in range(hi - 1, lo - 1, -1):
+            yk = y[k]
+            if yk != 0.0:
+                if top < lo:
+                    top = k
+                i = lam[k]
+                while i >= 0:
+                    y[i] -= U[i, k] * yk
+                    i = lam[i]
+        first = top + 1
+        for k in range(lo, top + 1):
+            y[k] *= dis[k]
+            if first > k and y[k] != 0.0:
+                first = k
+        span[r, 0], span[r, 1] = min(first, top + 1), top + 1
+
+
+@nb.njit
+def _plastic(ev, k):
+    """True when no contact or limit of the step has a restitution coefficient."""
+    for c in range(k):
+        if ev[c] != 0.0:
+            return False
+    return True
 
 
 @nb.njit
@@ -369,7 +449,8 @@ def scratch(B, cap, m_max, nl_max, ns, mb=0):
             np.zeros(nv), np.zeros((ns, 4, 4)), np.eye(4), np.zeros((ns_rows, nv)), np.zeros((m, nv)),
             np.zeros((m, 3), np.int64), np.zeros(m * m), np.zeros(m), np.zeros(m), np.zeros(m // 3 + 1),
             np.zeros(m // 3 + 1), np.zeros((7, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
-            np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)), np.zeros((ns, 12)))
+            np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)), np.zeros((ns, 12)),
+            np.zeros((ns_rows, 2), np.int64))
 
 
 IMPACT, LIFT_OFF, SLIP, STICK, LIMIT = 0, 1, 2, 3, 4
