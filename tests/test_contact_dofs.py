@@ -1,7 +1,9 @@
-"""The contact problem's stick modes solved in the dofs' space (issue #32: piles of bodies without
-the dense Delassus matrix): the block factor of ``Y_A^T Y_A + s I`` on its minimum degree order
-against numpy's dense solve, and whole runs of resting piles (where the compiled step polishes the
-warm start in the dofs' space) against the readable route, which forms the Delassus matrix.
+"""Piles of bodies without the whole dense Delassus matrix (issue #32): the contact problem's stick
+modes solved in the dofs' space (the block factor of ``Y_A^T Y_A + s I`` on its minimum degree
+order against numpy's dense solve) and the ADMM island by island (the islands a union of the
+trees the contacts link; their solution against the whole problem's); whole runs of resting
+piles and of cubes landing and sliding against the readable route, which solves each step on the
+whole Delassus matrix.
 """
 import numpy as np
 import pytest
@@ -71,3 +73,45 @@ def test_resting_piles_polished_in_the_dofs_space_equal_the_readable_route(n, ga
     assert max(len(x.gap) for x in c.contacts) >= 4 * n
     assert c.stats["max_solver_residual"] <= 1e-10
     assert_same(c, r)
+
+
+@pytest.mark.compiles      # the islands' kernels called alone
+def test_islands_link_trees_through_contacts_not_through_the_world():
+    """A forest: bodies 1-2 (a chain), 3, 4, 5. Contacts 1-world, 2-3, 4-world, 5-4 and a limit on
+    body 2's joint: islands {1-world, 2-3, limit}, {4-world, 5-4}; the world links nothing."""
+    import artidyn as ad
+    from artidyn.kernels.contact_islands import islands
+    from artidyn.kernels.pack import packed
+    b = ad.ModelBuilder("forest")
+    b.add_body("a", "world", "free", mass=1.0, inertia=np.eye(3))
+    b.add_body("a2", "a", "revolute", axis=(0, 0, 1), mass=1.0, inertia=np.eye(3))
+    for name in ("c", "d", "e"):
+        b.add_body(name, "world", "free", mass=1.0, inertia=np.eye(3))
+    model = b.build()
+    B = packed(model)
+    CI = np.array([[1, 0, 0], [2, 3, 0], [4, 0, 0], [5, 4, 0]], np.int64)
+    ldof = np.array([model.idx_v[2]], np.int64)
+    isl = np.zeros(5, np.int64)
+    assert islands(B, CI, 4, ldof, 1, isl) == 2
+    assert list(isl) == [0, 0, 1, 1, 0]
+
+
+def test_cubes_landing_on_a_pile_island_by_island_equal_the_readable_route():
+    """Seven cubes, rolled by 0.4 rad and moving sideways at 0.3 m/s, dropped 1 cm onto seven
+    resting ones: they land on an edge, tip and slide (sliding modes: the dofs' space polish hands
+    the step to the ADMM, here island by island, a column of two cubes each): the same contacts and
+    states as the readable route, which runs its ADMM on the whole matrix (states compared: the
+    velocities are unique where the forces of redundant contacts are not)."""
+    model, q = pile(16, "box", gap=0.04)
+    v = np.zeros(model.nv)
+    roll = 0.4
+    for k in range(9, 16):
+        sl = model.q_slice(model.joint_names[k + 1])
+        q[sl][2] = 0.1 + 0.05 * (np.cos(roll) + np.sin(roll)) + 0.01
+        q[sl][3:] = (np.sin(roll / 2), 0.0, 0.0, np.cos(roll / 2))
+        v[model.v_slice(model.joint_names[k + 1])][3] = 0.3          # [omega; v], body frame: x stays x
+    c, r = both(model, q, v, ContactSettings(friction=0.3), 0.12)
+    assert max(len(x.gap) for x in c.contacts) >= 40
+    assert c.stats["max_solver_residual"] <= 1e-10 and r.stats["max_solver_residual"] <= 1e-10
+    np.testing.assert_allclose(c.q, r.q, atol=1e-7, rtol=0)
+    np.testing.assert_allclose(c.v, r.v, atol=1e-5, rtol=0)

@@ -657,27 +657,32 @@ def cholesky_solve(G, dropped, x):
 def y_rows(U, lam, Jst, dis, Y, span):
     """Y (m, nv) <- D^-1/2 U^-1 J^T row by row (dis = D^-1/2): the entries of row r flow from
     J's nonzero columns to their ancestors only, and span[r] = (first, last) nonzero column."""
-    m, nv = Jst.shape
-    for r in range(m):
-        y = Y[r]
-        for k in range(nv):
-            y[k] = Jst[r, k]
-        hi = -1
-        for k in range(nv - 1, -1, -1):
-            yk = y[k]
-            if yk != 0.0:
-                if hi < 0:
-                    hi = k
-                i = lam[k]
-                while i >= 0:
-                    y[i] -= U[i, k] * yk
-                    i = lam[i]
-        lo = hi + 1
-        for k in range(hi + 1):
-            y[k] *= dis[k]
-            if lo > k and y[k] != 0.0:
-                lo = k
-        span[r, 0], span[r, 1] = lo, hi + 1
+    for r in range(Jst.shape[0]):
+        y_row(U, lam, Jst[r], 0, Jst.shape[1], dis, Y[r], span[r])
+
+
+@nb.njit(fastmath=FAST)
+def y_row(U, lam, j, lo, hi, dis, y, span):
+    """One row of :func:`y_rows` on the columns lo .. hi - 1 (a range closed under the parent
+    dof, holding j's nonzeros): y written there only, span <- its first and last nonzero column."""
+    for k in range(lo, hi):
+        y[k] = j[k]
+    top = lo - 1
+    for k in range(hi - 1, lo - 1, -1):
+        yk = y[k]
+        if yk != 0.0:
+            if top < lo:
+                top = k
+            i = lam[k]
+            while i >= 0:
+                y[i] -= U[i, k] * yk
+                i = lam[i]
+    first = top + 1
+    for k in range(lo, top + 1):
+        y[k] *= dis[k]
+        if first > k and y[k] != 0.0:
+            first = k
+    span[0], span[1] = first, top + 1
 
 
 @nb.njit

@@ -31,7 +31,7 @@ import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .contact_admm import converged, residuals
-from .contact_polish import NEWTON, NORMAL, ROUNDS, SEPARATED, SLIDE, STICK, correct, modes
+from .contact_polish import NEWTON, NORMAL, ROUNDS, SEPARATED, SLIDE, correct, modes
 from .pack import IV, NVJ, PARENT
 
 SHIFT = 1e-8          # s = SHIFT * (the largest diagonal entry of Y_A^T Y_A)
@@ -280,16 +280,22 @@ def rows_times(Y, SUP, row_contact, first, size, y, g):
 
 
 @nb.njit
+def row_dot(Y, r, SUP, row_contact, first, size, g):
+    """Y[r] . g over the row's support."""
+    c = row_contact[r]
+    x = 0.0
+    for a in range(SUP[c, 0]):
+        i = SUP[c, 1 + a]
+        for k in range(first[i], first[i] + size[i]):
+            x += Y[r, k] * g[k]
+    return x
+
+
+@nb.njit
 def times_rows(Y, SUP, row_contact, first, size, g, u):
     """u <- Y g over each row's support."""
     for r in range(u.shape[0]):
-        c = row_contact[r]
-        x = 0.0
-        for a in range(SUP[c, 0]):
-            i = SUP[c, 1 + a]
-            for k in range(first[i], first[i] + size[i]):
-                x += Y[r, k] * g[k]
-        u[r] = x
+        u[r] = row_dot(Y, r, SUP, row_contact, first, size, g)
 
 
 @nb.njit
@@ -374,27 +380,13 @@ def polish(B, CI, na, ldof, nl, U, lam_dof, D, vfree, Y, mu, tol, lam, res):
             rows_times(Y, SUP, row_contact, first, size, y, g)
             fmax = 0.0
             for r0 in range(nrows):                  # u_A = Y_A g
-                r = rows[r0]
-                c = row_contact[r]
-                x = 0.0
-                for a in range(SUP[c, 0]):
-                    i = SUP[c, 1 + a]
-                    for z in range(first[i], first[i] + size[i]):
-                        x += Y[r, z] * g[z]
-                fmax = max(fmax, abs(x))
+                fmax = max(fmax, abs(row_dot(Y, rows[r0], SUP, row_contact, first, size, g)))
             if nrows == 0 or fmax <= 0.01 * tol:
                 break
             h[:] = g
             solve(nn, seq, first, size, CP, CN, BLK, L, h)
             for r0 in range(nrows):                  # y_A -= Y_A h
-                r = rows[r0]
-                c = row_contact[r]
-                x = 0.0
-                for a in range(SUP[c, 0]):
-                    i = SUP[c, 1 + a]
-                    for z in range(first[i], first[i] + size[i]):
-                        x += Y[r, z] * h[z]
-                y[r] -= x
+                y[rows[r0]] -= row_dot(Y, rows[r0], SUP, row_contact, first, size, h)
         g[:] = t0
         rows_times(Y, SUP, row_contact, first, size, y, g)
         times_rows(Y, SUP, row_contact, first, size, g, u)

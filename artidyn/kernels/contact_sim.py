@@ -12,7 +12,9 @@ reference) step for step::
 M is factored along the tree (``U D U^T``, Featherstone, "Rigid Body Dynamics Algorithms",
 sec. 6.5) and W built from ``Y = D^-1/2 U^-1 J^T`` as in :mod:`.constrained`; without bilateral
 rows W is formed only when the previous step's impulses (the warm start) do not already solve the
-step (``u = Y (Y^T P) + b`` tested first: a scene at rest skips the O(m^2) matrix). Contacts come from
+step (``u = Y (Y^T P) + b`` tested first: a scene at rest skips the O(m^2) matrix); from DOF_ROWS
+rows, the warm start's sticking modes are then solved in the dofs' space (:mod:`.contact_dofs`),
+and the ADMM runs island by island (:mod:`.contact_islands`). Contacts come from
 the closed forms of :mod:`.contact_geometry` (cylinders and meshes: GJK/EPA and manifolds,
 :mod:`.convex`); a pair those cannot settle (two boxes edge to edge, a capsule near a box) returns
 ``FALLBACK`` with the step's index, and the caller takes that step on
@@ -29,20 +31,22 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .constrained import (add_jacobian, cholesky, cholesky_solve, correction, delassus, dof_parents, gram, solve_m,
-                          solve_ut, subtree_sizes, utdu, y_rows)
+from .constrained import (cholesky, cholesky_solve, correction, delassus, dof_parents, gram, solve_m,
+                          solve_ut, subtree_sizes, utdu)
 from .constrained_sim import rows_state
 from .broadphase import overlap, world_bounds
 from .contact_admm import NOT_PSD, admm, converged, project_cones, residuals
 from .contact_dofs import polish as dofs_polish
+from .contact_jacobian import chain_range, ranged_frame_rows, ranged_y_rows
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
+from .contact_islands import solve as island_solve
 from .contact_nsgs import blocks, nsgs
 from .contact_rows import SE, SMU
 from .crba import crba_state, matrix_finite
 from .energy import energy_after_dynamics
 from .kinematics import frame_state
 from .manifold import integrate_q
-from .pack import DAMP, IQ, IV, NVJ, PARENT, V
+from .pack import DAMP, IQ, IV, NVJ, V
 from .rnea import rnea_state
 from .spatial import all_finite, dot, load_q
 from .types import FRICTION
@@ -60,19 +64,6 @@ CFW = 25
 
 
 @nb.njit
-def _frame(n0, n1, n2):
-    """t1, t2 completing n (as :func:`artidyn.contact.jacobian.contact_frames`)."""
-    a0, a1, a2 = abs(n0), abs(n1), abs(n2)
-    top = min(a0, min(a1, a2)) + 1e-12      # the first axis within AXIS_TIE of the least aligned
-    k = 0 if a0 <= top else (1 if a1 <= top else 2)
-    e0, e1, e2 = (1.0 if k == 0 else 0.0), (1.0 if k == 1 else 0.0), (1.0 if k == 2 else 0.0)
-    t0, t1, t2 = n1 * e2 - n2 * e1, n2 * e0 - n0 * e2, n0 * e1 - n1 * e0
-    s = math.sqrt(t0 * t0 + t1 * t1 + t2 * t2)
-    t0, t1, t2 = t0 / s, t1 / s, t2 / s
-    return t0, t1, t2, n1 * t2 - n2 * t1, n2 * t0 - n0 * t2, n0 * t1 - n1 * t0
-
-
-@nb.njit
 def _laws(SH, ST, pair, ns):
     """(mu, e) of the contacts of shapes a, b (pair = a ns + b): each shape's own (SH's columns
     SMU, SE) or the settings' where it has none (NaN), the larger of the two
@@ -84,68 +75,6 @@ def _laws(SH, ST, pair, ns):
     ea = ST[S_E] if ea != ea else ea
     eb = ST[S_E] if eb != eb else eb
     return max(fa, fb), max(ea, eb)
-
-
-@nb.njit
-def _rows(B, body, p0, p1, p2, sign, Jst, r0, T4):
-    """Jst rows r0 .. r0 + 2 += sign * the world linear Jacobian of the point p of ``body``."""
-    if body == 0:
-        return
-    T4[0, 3], T4[1, 3], T4[2, 3] = p0, p1, p2
-    add_jacobian(B, body, T4, sign, Jst, r0, 3)
-
-
-@nb.njit
-def contact_frame_rows(B, CC, CI, c, J, r0, T4):
-    """J rows r0 .. r0 + 2 <- the rows of contact c (CC: gap, normal, point on a, point on b; CI:
-    body_a, body_b) in its frame (n, t1, t2): the relative velocity u = J v of its point on a
-    against its point on b, along the normal and the two tangents."""
-    for r in range(3):
-        J[r0 + r, :] = 0.0
-    _frame_rows(B, CC, CI, c, J, r0, T4, 0, J.shape[1])
-
-
-@nb.njit
-def chain_range(B, body, lo, hi):
-    """(lo, hi) widened to the dofs of ``body`` and its ancestors (in depth-first order: from its
-    root's first dof to its own last one)."""
-    first = True
-    while body > 0:
-        k, n = int(B[body, IV]), int(B[body, NVJ])
-        if n > 0:
-            if first:
-                hi = max(hi, k + n)
-                first = False
-            lo = min(lo, k)
-        body = int(B[body, PARENT])
-    return lo, hi
-
-
-@nb.njit
-def ranged_frame_rows(B, CC, CI, c, J, r0, T4, JR):
-    """:func:`contact_frame_rows` on the dofs the contact can touch only (its bodies' chains),
-    J kept zero elsewhere: JR[r] the range row r was last written on, cleared first."""
-    lo, hi = chain_range(B, CI[c, 0], J.shape[1], 0)
-    lo, hi = chain_range(B, CI[c, 1], lo, hi)
-    hi = max(hi, lo)
-    for r in range(r0, r0 + 3):
-        J[r, JR[r, 0]:JR[r, 1]] = 0.0
-        J[r, lo:hi] = 0.0
-        JR[r, 0], JR[r, 1] = lo, hi
-    _frame_rows(B, CC, CI, c, J, r0, T4, lo, hi)
-
-
-@nb.njit
-def _frame_rows(B, CC, CI, c, J, r0, T4, lo, hi):
-    _rows(B, CI[c, 0], CC[c, 4], CC[c, 5], CC[c, 6], 1.0, J, r0, T4)
-    _rows(B, CI[c, 1], CC[c, 7], CC[c, 8], CC[c, 9], -1.0, J, r0, T4)
-    n0, n1, n2 = CC[c, 1], CC[c, 2], CC[c, 3]
-    t0, t1, t2, s0, s1, s2 = _frame(n0, n1, n2)
-    for k in range(lo, hi):
-        x, y, z = J[r0, k], J[r0 + 1, k], J[r0 + 2, k]
-        J[r0, k] = n0 * x + n1 * y + n2 * z
-        J[r0 + 1, k] = t0 * x + t1 * y + t2 * z
-        J[r0 + 2, k] = s0 * x + s1 * y + s2 * z
 
 
 @nb.njit
@@ -353,9 +282,14 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
                 dofs_polish(B, CI, na, ldof, nl, M, lam_dof, D, vfree, Y[:m], mu[:na + nl], ST[S_TOL], lam[:mc], res):
             info2[2] = 0              # the warm start's stick modes, solved in the dofs' space: no Delassus matrix
         else:
-            if lazy:
-                gram(Y[:m], span[:m], G)
-            status = admm(Gc, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk, res, info)
+            status = -1               # from 32 contacts, island by island when they make several
+            if lazy and mc >= DOF_ROWS:
+                status = island_solve(B, CI, na, ldof, nl, Y[:m], span[:m], bvec[:mc], mu[:na + nl], ST[S_TOL],
+                                      int(ST[S_MAXIT]), lam[:mc], Gbuf, res, info)
+            if status < 0:
+                if lazy:
+                    gram(Y[:m], span[:m], G)
+                status = admm(Gc, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk, res, info)
             info2[2] = info[0]
             if status == NOT_PSD:
                 return SOLVER
@@ -372,33 +306,6 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         tmp[k] = h * (ST[S_THETA] * out_v[k] + (1.0 - ST[S_THETA]) * v[k])
     integrate_q(B, q, tmp, 1.0, out_q)
     return OK
-
-
-@nb.njit
-def ranged_y_rows(U, lam, Jst, JR, dis, Y, span):
-    """:func:`.constrained.y_rows` on each row's range JR (closed under the parent dof): Y's row
-    is written there only, and span[r] its first and last nonzero column within it."""
-    for r in range(Y.shape[0]):
-        y = Y[r]
-        lo, hi = JR[r, 0], JR[r, 1]
-        for k in range(lo, hi):
-            y[k] = Jst[r, k]
-        top = lo - 1
-        for k in range(hi - 1, lo - 1, -1):
-            yk = y[k]
-            if yk != 0.0:
-                if top < lo:
-                    top = k
-                i = lam[k]
-                while i >= 0:
-                    y[i] -= U[i, k] * yk
-                    i = lam[i]
-        first = top + 1
-        for k in range(lo, top + 1):
-            y[k] *= dis[k]
-            if first > k and y[k] != 0.0:
-                first = k
-        span[r, 0], span[r, 1] = min(first, top + 1), top + 1
 
 
 @nb.njit

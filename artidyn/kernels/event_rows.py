@@ -20,7 +20,7 @@ from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .broadphase import overlap, world_bounds
 from .constrained import point_bias
 from .contact_geometry import CAPSULE, FALLBACK, FULL, SB, SK, SP, SPHERE, pair_contacts
-from .contact_sim import _frame, contact_frame_rows
+from .contact_jacobian import _frame, contact_frame_rows
 from .kinematics import body_rotation, frame_state, placements_state
 from .pack import IV, P0, V
 from .spatial import load_q

@@ -29,8 +29,9 @@ from ..checks import MAX_STATE
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import scratch as c_scratch
 from .constrained_sim import on_manifold, project
+from .contact_jacobian import _frame
 from .contact_sim import (BAD_INPUT, CODE_FALLBACK, CODE_FULL, CFW, I_CODE, I_ITER, I_NC, I_NL, I_STEP, NONFINITE,
-                          OK, S_MARGIN, S_THETA, _frame, scratch, step)
+                          OK, S_MARGIN, S_THETA, scratch, step)
 from .pack import IQ, IV
 from .rnea import rnea_state
 from .slots import CI_CTRL, CI_FEXT, CI_TAU, G_ACT, G_KD, NONE, PD, W_ROWS
