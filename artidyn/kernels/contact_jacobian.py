@@ -8,6 +8,7 @@ with the dofs of its two bodies, not with every dof of the scene.
 import math
 
 import numba as nb
+import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import add_jacobian, y_row
@@ -63,23 +64,55 @@ def chain_range(B, body, lo, hi):
 
 
 @nb.njit
-def ranged_frame_rows(B, CC, CI, c, J, r0, T4, JR):
-    """:func:`contact_frame_rows` on the dofs the contact can touch only (its bodies' chains),
-    J kept zero elsewhere: JR[r] the range row r was last written on, cleared first."""
-    lo, hi = chain_range(B, CI[c, 0], J.shape[1], 0)
-    lo, hi = chain_range(B, CI[c, 1], lo, hi)
-    hi = max(hi, lo)
+def segments(B, a, b, nv):
+    """The dofs contact rows between bodies a and b can touch, as two ranges (lo1, hi1, lo2, hi2):
+    each body's chain (empty for the world), merged into the first when they meet (one tree)."""
+    lo1, hi1 = chain_range(B, a, nv, 0)
+    lo2, hi2 = chain_range(B, b, nv, 0)
+    if hi1 <= lo1:
+        lo1, hi1, lo2, hi2 = lo2, hi2, nv, 0
+    if hi2 <= lo2:
+        return lo1, max(hi1, lo1), 0, 0
+    if lo2 <= hi1 and lo1 <= hi2:
+        return min(lo1, lo2), max(hi1, hi2), 0, 0
+    return lo1, hi1, lo2, hi2
+
+
+@nb.njit
+def clear_row(J, Y, r, JR, lo1, hi1, lo2, hi2):
+    """Rows r of J and Y zeroed where they were last written (JR[r]), then J's on the new ranges;
+    JR[r] <- the new ranges. J and Y stay zero off their row's ranges."""
+    J[r, JR[r, 0]:JR[r, 1]] = 0.0
+    J[r, JR[r, 2]:JR[r, 3]] = 0.0
+    if r < Y.shape[0]:
+        Y[r, JR[r, 0]:JR[r, 1]] = 0.0
+        Y[r, JR[r, 2]:JR[r, 3]] = 0.0
+    J[r, lo1:hi1] = 0.0
+    J[r, lo2:hi2] = 0.0
+    JR[r, 0], JR[r, 1], JR[r, 2], JR[r, 3] = lo1, hi1, lo2, hi2
+
+
+@nb.njit
+def ranged_frame_rows(B, CC, CI, c, J, Y, r0, T4, JR):
+    """:func:`contact_frame_rows` on the dofs the contact can touch only (its bodies' chains:
+    :func:`segments`), written in JR[r0 .. r0 + 2]."""
+    lo1, hi1, lo2, hi2 = segments(B, CI[c, 0], CI[c, 1], J.shape[1])
     for r in range(r0, r0 + 3):
-        J[r, JR[r, 0]:JR[r, 1]] = 0.0
-        J[r, lo:hi] = 0.0
-        JR[r, 0], JR[r, 1] = lo, hi
-    _frame_rows(B, CC, CI, c, J, r0, T4, lo, hi)
+        clear_row(J, Y, r, JR, lo1, hi1, lo2, hi2)
+    _frame_rows(B, CC, CI, c, J, r0, T4, lo1, hi1)
+    _frame_rows_turn(CC, c, J, r0, lo2, hi2)
 
 
 @nb.njit
 def _frame_rows(B, CC, CI, c, J, r0, T4, lo, hi):
     _rows(B, CI[c, 0], CC[c, 4], CC[c, 5], CC[c, 6], 1.0, J, r0, T4)
     _rows(B, CI[c, 1], CC[c, 7], CC[c, 8], CC[c, 9], -1.0, J, r0, T4)
+    _frame_rows_turn(CC, c, J, r0, lo, hi)
+
+
+@nb.njit
+def _frame_rows_turn(CC, c, J, r0, lo, hi):
+    """Columns lo .. hi - 1 of J's rows r0 .. r0 + 2 turned from world axes to the contact's frame."""
     n0, n1, n2 = CC[c, 1], CC[c, 2], CC[c, 3]
     t0, t1, t2, s0, s1, s2 = _frame(n0, n1, n2)
     for k in range(lo, hi):
@@ -91,7 +124,35 @@ def _frame_rows(B, CC, CI, c, J, r0, T4, lo, hi):
 
 @nb.njit
 def ranged_y_rows(U, lam, Jst, JR, dis, Y, span):
-    """:func:`.constrained.y_rows` on each row's range JR (closed under the parent dof): Y's row
-    is written there only."""
+    """:func:`.constrained.y_rows` on each row's ranges JR (each closed under the parent dof): Y's
+    row is written there only (zero elsewhere), span[r] its first and last nonzero column."""
+    sp = np.zeros(2, np.int64)
     for r in range(Y.shape[0]):
         y_row(U, lam, Jst[r], JR[r, 0], JR[r, 1], dis, Y[r], span[r])
+        if JR[r, 2] < JR[r, 3]:
+            y_row(U, lam, Jst[r], JR[r, 2], JR[r, 3], dis, Y[r], sp)
+            if sp[0] < sp[1]:
+                if span[r, 0] < span[r, 1]:
+                    span[r, 0], span[r, 1] = min(span[r, 0], sp[0]), max(span[r, 1], sp[1])
+                else:
+                    span[r, 0], span[r, 1] = sp[0], sp[1]
+
+
+@nb.njit
+def ranged_dot(x, JR, r, g):
+    """x . g over row r's ranges (x a row of J or Y)."""
+    s = 0.0
+    for k in range(JR[r, 0], JR[r, 1]):
+        s += x[k] * g[k]
+    for k in range(JR[r, 2], JR[r, 3]):
+        s += x[k] * g[k]
+    return s
+
+
+@nb.njit
+def ranged_add(x, JR, r, f, g):
+    """g += f x over row r's ranges."""
+    for k in range(JR[r, 0], JR[r, 1]):
+        g[k] += x[k] * f
+    for k in range(JR[r, 2], JR[r, 3]):
+        g[k] += x[k] * f

@@ -31,24 +31,24 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .constrained import (cholesky, cholesky_solve, correction, delassus, dof_parents, gram, solve_m,
+from .constrained import (cholesky, cholesky_solve, delassus, dof_parents, gram, solve_m,
                           solve_ut, subtree_sizes, utdu)
 from .constrained_sim import rows_state
 from .broadphase import overlap, world_bounds
 from .contact_admm import NOT_PSD, admm, converged, project_cones, residuals
 from .contact_dofs import polish as dofs_polish
-from .contact_jacobian import chain_range, ranged_frame_rows, ranged_y_rows
+from .contact_jacobian import chain_range, clear_row, ranged_add, ranged_dot, ranged_frame_rows, ranged_y_rows
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .contact_islands import solve as island_solve
 from .contact_nsgs import blocks, nsgs
 from .contact_rows import SE, SMU
-from .crba import crba_state, matrix_finite
+from .crba import crba_bodies, crba_entries
 from .energy import energy_after_dynamics
 from .kinematics import frame_state
 from .manifold import integrate_q
 from .pack import DAMP, IQ, IV, NVJ, V
 from .rnea import rnea_state
-from .spatial import all_finite, dot, load_q
+from .spatial import all_finite, load_q
 from .types import FRICTION
 
 OK, BAD_INPUT, SINGULAR, NONFINITE, SOLVER, CODE_FALLBACK, CODE_FULL = 0, 1, 2, 3, 4, 5, 6
@@ -103,8 +103,8 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         return BAD_INPUT
     rnea_state(B, v, zeros, fext, opts, nle)
     energy[0], energy[1] = energy_after_dynamics(B, v)
-    crba_state(B, M)
-    if not (matrix_finite(M) and all_finite(nle)):
+    crba_bodies(B)                      # M's entries off the tree's pairs stay zero in the scratch
+    if not (crba_entries(B, M) and all_finite(nle)):
         return BAD_INPUT
     if opts & FRICTION:                 # joint damping implicit: M + h D (as the reference)
         for i in range(1, B.shape[0]):
@@ -155,16 +155,11 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     PK, pcount = prev[0], prev[4]
     for c in range(kc):
         r0 = 3 * na
-        ranged_frame_rows(B, CC, CI, c, Jall, r0, T4, JR)
-        un = 0.0
-        for k in range(JR[r0, 0], JR[r0, 1]):
-            un += Jall[r0, k] * v[k]
+        ranged_frame_rows(B, CC, CI, c, Jall, Y, r0, T4, JR)
+        un = ranged_dot(Jall[r0], JR, r0, v)
         gp = CC[c, 0] + ST[S_GAMMA] * h * un
-        if ACTIVE_TOL < gp <= KEEP_TOL:         # the previous step's contact stays (hysteresis)
-            for j in range(pcount[0]):
-                if PK[j] == CI[c, 2]:
-                    gp = 0.0
-                    break
+        if ACTIVE_TOL < gp <= KEEP_TOL and _seen(PK, pcount[0], CI[c, 2], c) >= 0:
+            gp = 0.0                            # the previous step's contact stays (hysteresis)
         if gp <= ACTIVE_TOL:
             if na != c:
                 for r in range(10):
@@ -193,9 +188,9 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             return BAD_INPUT
         Jb = Sc[4]
         for r in range(mb):
+            clear_row(Jall, Y, mc + r, JR, 0, nv, 0, 0)
             for k in range(nv):
                 Jall[mc + r, k] = Jb[r, k]
-            JR[mc + r, 0], JR[mc + r, 1] = 0, nv
     if m == 0:
         for k in range(nv):
             out_v[k] = vfree[k]
@@ -209,9 +204,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             if B[i, IV] <= ldof[l] < B[i, IV] + B[i, NVJ]:
                 lo, hi = chain_range(B, i, lo, hi)
         for r in range(r0, r0 + 3):
-            Jall[r, JR[r, 0]:JR[r, 1]] = 0.0
-            Jall[r, lo:hi] = 0.0
-            JR[r, 0], JR[r, 1] = lo, hi
+            clear_row(Jall, Y, r, JR, lo, hi, 0, 0)
         Jall[r0, ldof[l]] = lside[l]
     J = Jall[:m]
     G = Gbuf[:m * m].reshape((m, m))
@@ -227,20 +220,16 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         else:
             mu[c], ev[c] = 0.0, ST[S_LE]
     for r in range(m):
-        x = y = 0.0
-        for k in range(JR[r, 0], JR[r, 1]):
-            x += J[r, k] * vfree[k]
-            y += J[r, k] * v[k]
+        x, y = ranged_dot(J[r], JR, r, vfree), ranged_dot(J[r], JR, r, v)
         bvec[r] = x
         if r < mc and r % 3 == 0:
             bvec[r] += ev[r // 3] * y
         lam[r] = 0.0
     PK, PP, LK, LP, pcount = prev
     for c in range(na):               # warm start: the same contacts' impulses in the previous step
-        for j in range(pcount[0]):
-            if PK[j] == CI[c, 2]:
-                lam[3 * c], lam[3 * c + 1], lam[3 * c + 2] = PP[j, 0], PP[j, 1], PP[j, 2]
-                break
+        j = _seen(PK, pcount[0], CI[c, 2], c)
+        if j >= 0:
+            lam[3 * c], lam[3 * c + 1], lam[3 * c + 2] = PP[j, 0], PP[j, 1], PP[j, 2]
     for l in range(nl):
         key = 2 * ldof[l] + (1 if lside[l] > 0 else 0)
         for j in range(pcount[1]):
@@ -276,7 +265,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         nsgs(BO, BC, BV, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk[3, :mc], res, info)
         info2[2] = info[0]
     elif mc > 0:
-        if lazy and warm_solves(Y[:m], span[:m], bvec[:mc], mu[:na + nl], ST[S_TOL], lam[:mc], tmp, Wk[3, :mc], res):
+        if lazy and warm_solves(Y[:m], JR, bvec[:mc], mu[:na + nl], ST[S_TOL], lam[:mc], tmp, Wk[3, :mc], res):
             info2[2] = 0              # at rest: the previous step's impulses solve this one (admm's own first test)
         elif lazy and mc >= DOF_ROWS and _plastic(ev, na + nl) and \
                 dofs_polish(B, CI, na, ldof, nl, M, lam_dof, D, vfree, Y[:m], mu[:na + nl], ST[S_TOL], lam[:mc], res):
@@ -299,13 +288,31 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             x -= Xb[r, j] * lam[j]
         lam[mc + r] = 0.0 if dropped[r] else x
         lam_b[r] = lam[mc + r]
-    correction(Y[:m], span[:m], lam[:m], dis, tmp)       # M^-1 J^T P = U^-T D^-1/2 Y^T P
+    for k in range(nv):               # M^-1 J^T P = U^-T D^-1/2 Y^T P
+        tmp[k] = 0.0
+    for r in range(m):
+        if lam[r] != 0.0:
+            ranged_add(Y[r], JR, r, lam[r], tmp)
+    for k in range(nv):
+        tmp[k] *= dis[k]
     solve_ut(M, sub, tmp)
     for k in range(nv):
         out_v[k] = vfree[k] + tmp[k]
         tmp[k] = h * (ST[S_THETA] * out_v[k] + (1.0 - ST[S_THETA]) * v[k])
     integrate_q(B, q, tmp, 1.0, out_q)
     return OK
+
+
+@nb.njit
+def _seen(PK, n, key, c):
+    """The index of ``key`` in PK[:n] (-1: none), looked up at c first: a resting scene finds its
+    contacts in the same order from step to step, so the search is O(1) where a scan would be O(n)."""
+    if c < n and PK[c] == key:
+        return c
+    for j in range(n):
+        if PK[j] == key:
+            return j
+    return -1
 
 
 @nb.njit
@@ -318,23 +325,21 @@ def _plastic(ev, k):
 
 
 @nb.njit
-def warm_solves(Y, span, b, mu, tol, lam, t, u, res):
+def warm_solves(Y, JR, b, mu, tol, lam, t, u, res):
     """True when the warm start lam (projected onto the cones here, as :func:`.contact_admm.admm`
     does first) solves the problem ``u = Y Y^T lam + b`` to ``tol`` (res: its residuals), u formed
-    through the rows Y (``t = Y^T lam`` (nv), then ``u = Y t + b``): O(m nv), where forming the
-    Delassus matrix costs O(m^2) (a pile of 50 resting cubes: 200 contacts, 600 rows)."""
+    through the rows Y on their ranges JR (``t = Y^T lam`` (nv), then ``u = Y t + b``): O(m) for
+    rows on a few bodies, where forming the Delassus matrix costs O(m^2) (a pile of 50 resting
+    cubes: 200 contacts, 600 rows)."""
     m = b.shape[0]
     project_cones(lam, mu)
     for k in range(t.shape[0]):
         t[k] = 0.0
     for r in range(m):
-        x = lam[r]
-        if x != 0.0:
-            for k in range(span[r, 0], span[r, 1]):
-                t[k] += Y[r, k] * x
+        if lam[r] != 0.0:
+            ranged_add(Y[r], JR, r, lam[r], t)
     for r in range(m):
-        lo = span[r, 0]
-        u[r] = b[r] + dot(Y[r, lo:], t[lo:], span[r, 1] - lo)
+        u[r] = b[r] + ranged_dot(Y[r], JR, r, t)
     residuals(lam, u, mu, res)
     return converged(res, tol)
 
@@ -357,7 +362,7 @@ def scratch(B, cap, m_max, nl_max, ns, mb=0):
             np.zeros((m, 3), np.int64), np.zeros(m * m), np.zeros(m), np.zeros(m), np.zeros(m // 3 + 1),
             np.zeros(m // 3 + 1), np.zeros((7, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
             np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)), np.zeros((ns, 12)),
-            np.zeros((ns_rows, 2), np.int64))
+            np.zeros((ns_rows, 4), np.int64))
 
 
 IMPACT, LIFT_OFF, SLIP, STICK, LIMIT = 0, 1, 2, 3, 4

@@ -69,15 +69,24 @@ def crba_bodies(B):
 def crba_matrix(B, M):
     """The second half of :func:`crba_state`: the composite inertias (IA) and M from them; True
     when every entry of M is finite (the sum of ``x * 0`` over the entries is NaN otherwise)."""
+    for r in range(M.shape[0]):
+        for c in range(M.shape[1]):
+            M[r, c] = 0.0
+    return crba_entries(B, M)
+
+
+@nb.njit(fastmath=FMA)
+def crba_entries(B, M):
+    """:func:`crba_matrix` without clearing M first: only the entries of M that can be nonzero
+    (pairs of dofs of a joint and its ancestors) are written, the others left as they are (zero
+    in a buffer that only ever receives a tree's mass matrix: a pile of 100 bodies skips 360 000
+    stores)."""
     nb1 = B.shape[0]
     for i in range(nb1 - 1, 0, -1):
         par = int(B[i, PARENT])
         if par > 0:
             for j in range(13):
                 B[par, IA + j] += B[i, IA + j]
-    for r in range(M.shape[0]):
-        for c in range(M.shape[1]):
-            M[r, c] = 0.0
     chk = 0.0
     for i in range(1, nb1):
         k, n = int(B[i, IV]), int(B[i, NVJ])

@@ -29,7 +29,7 @@ from ..checks import MAX_STATE
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import scratch as c_scratch
 from .constrained_sim import on_manifold, project
-from .contact_jacobian import _frame
+from .contact_jacobian import _frame, ranged_dot
 from .contact_sim import (BAD_INPUT, CODE_FALLBACK, CODE_FULL, CFW, I_CODE, I_ITER, I_NC, I_NL, I_STEP, NONFINITE,
                           OK, S_MARGIN, S_THETA, scratch, step)
 from .pack import IQ, IV
@@ -279,7 +279,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
         info[I_ITER] += info2[2]
         for r in range(mb):
             lam_out[k, r] = lam_b[r] / h
-        lam, J = S[15], S[11]
+        lam, J, JR = S[15], S[11], S[27]
         for r in range(forces.shape[1]):
             for c in range(3):
                 forces[k, r, c] = 0.0
@@ -314,9 +314,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
             for r in range(3):
                 CF_out[e, 16 + r] = lam[3 * c + r]
                 ua = ub = 0.0
-                for kk in range(nv):
-                    ua += J[3 * c + r, kk] * vn[kk]
-                    ub += J[3 * c + r, kk] * v[kk]
+                ua, ub = ranged_dot(J[3 * c + r], JR, 3 * c + r, vn), ranged_dot(J[3 * c + r], JR, 3 * c + r, v)
                 CF_out[e, 19 + r] = ua
                 CF_out[e, 22 + r] = ub
         ldof, lside, lgap = S[20], S[21], S[22]
