@@ -8,7 +8,6 @@ with the dofs of its two bodies, not with every dof of the scene.
 import math
 
 import numba as nb
-import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import add_jacobian, y_row
@@ -82,13 +81,16 @@ def segments(B, a, b, nv):
 def clear_row(J, Y, r, JR, lo1, hi1, lo2, hi2):
     """Rows r of J and Y zeroed where they were last written (JR[r]), then J's on the new ranges;
     JR[r] <- the new ranges. J and Y stay zero off their row's ranges."""
-    J[r, JR[r, 0]:JR[r, 1]] = 0.0
-    J[r, JR[r, 2]:JR[r, 3]] = 0.0
-    if r < Y.shape[0]:
-        Y[r, JR[r, 0]:JR[r, 1]] = 0.0
-        Y[r, JR[r, 2]:JR[r, 3]] = 0.0
-    J[r, lo1:hi1] = 0.0
-    J[r, lo2:hi2] = 0.0
+    wy = r < Y.shape[0]
+    for s in (0, 2):
+        for k in range(JR[r, s], JR[r, s + 1]):
+            J[r, k] = 0.0
+            if wy:
+                Y[r, k] = 0.0
+    for k in range(lo1, hi1):
+        J[r, k] = 0.0
+    for k in range(lo2, hi2):
+        J[r, k] = 0.0
     JR[r, 0], JR[r, 1], JR[r, 2], JR[r, 3] = lo1, hi1, lo2, hi2
 
 
@@ -126,33 +128,32 @@ def _frame_rows_turn(CC, c, J, r0, lo, hi):
 def ranged_y_rows(U, lam, Jst, JR, dis, Y, span):
     """:func:`.constrained.y_rows` on each row's ranges JR (each closed under the parent dof): Y's
     row is written there only (zero elsewhere), span[r] its first and last nonzero column."""
-    sp = np.zeros(2, np.int64)
     for r in range(Y.shape[0]):
+        y_row(U, lam, Jst[r], JR[r, 2], JR[r, 3], dis, Y[r], span[r])
+        f2, l2 = span[r, 0], span[r, 1]
         y_row(U, lam, Jst[r], JR[r, 0], JR[r, 1], dis, Y[r], span[r])
-        if JR[r, 2] < JR[r, 3]:
-            y_row(U, lam, Jst[r], JR[r, 2], JR[r, 3], dis, Y[r], sp)
-            if sp[0] < sp[1]:
-                if span[r, 0] < span[r, 1]:
-                    span[r, 0], span[r, 1] = min(span[r, 0], sp[0]), max(span[r, 1], sp[1])
-                else:
-                    span[r, 0], span[r, 1] = sp[0], sp[1]
+        if f2 < l2:
+            if span[r, 0] < span[r, 1]:
+                span[r, 0], span[r, 1] = min(span[r, 0], f2), max(span[r, 1], l2)
+            else:
+                span[r, 0], span[r, 1] = f2, l2
 
 
 @nb.njit
-def ranged_dot(x, JR, r, g):
-    """x . g over row r's ranges (x a row of J or Y)."""
+def ranged_dot(X, r, JR, g):
+    """X[r] . g over row r's ranges (X: J or Y)."""
     s = 0.0
     for k in range(JR[r, 0], JR[r, 1]):
-        s += x[k] * g[k]
+        s += X[r, k] * g[k]
     for k in range(JR[r, 2], JR[r, 3]):
-        s += x[k] * g[k]
+        s += X[r, k] * g[k]
     return s
 
 
 @nb.njit
-def ranged_add(x, JR, r, f, g):
-    """g += f x over row r's ranges."""
+def ranged_add(X, r, JR, f, g):
+    """g += f X[r] over row r's ranges."""
     for k in range(JR[r, 0], JR[r, 1]):
-        g[k] += x[k] * f
+        g[k] += X[r, k] * f
     for k in range(JR[r, 2], JR[r, 3]):
-        g[k] += x[k] * f
+        g[k] += X[r, k] * f

@@ -31,7 +31,7 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .constrained import (cholesky, cholesky_solve, delassus, dof_parents, gram, solve_m,
+from .constrained import (cholesky, cholesky_solve, correction, delassus, dof_parents, gram, solve_m,
                           solve_ut, subtree_sizes, utdu)
 from .constrained_sim import rows_state
 from .broadphase import overlap, world_bounds
@@ -48,7 +48,7 @@ from .kinematics import frame_state
 from .manifold import integrate_q
 from .pack import DAMP, IQ, IV, NVJ, V
 from .rnea import rnea_state
-from .spatial import all_finite, load_q
+from .spatial import all_finite, dot, load_q
 from .types import FRICTION
 
 OK, BAD_INPUT, SINGULAR, NONFINITE, SOLVER, CODE_FALLBACK, CODE_FULL = 0, 1, 2, 3, 4, 5, 6
@@ -156,7 +156,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     for c in range(kc):
         r0 = 3 * na
         ranged_frame_rows(B, CC, CI, c, Jall, Y, r0, T4, JR)
-        un = ranged_dot(Jall[r0], JR, r0, v)
+        un = ranged_dot(Jall, r0, JR, v)
         gp = CC[c, 0] + ST[S_GAMMA] * h * un
         if ACTIVE_TOL < gp <= KEEP_TOL and _seen(PK, pcount[0], CI[c, 2], c) >= 0:
             gp = 0.0                            # the previous step's contact stays (hysteresis)
@@ -220,7 +220,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         else:
             mu[c], ev[c] = 0.0, ST[S_LE]
     for r in range(m):
-        x, y = ranged_dot(J[r], JR, r, vfree), ranged_dot(J[r], JR, r, v)
+        x, y = ranged_dot(J, r, JR, vfree), ranged_dot(J, r, JR, v)
         bvec[r] = x
         if r < mc and r % 3 == 0:
             bvec[r] += ev[r // 3] * y
@@ -265,7 +265,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         nsgs(BO, BC, BV, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk[3, :mc], res, info)
         info2[2] = info[0]
     elif mc > 0:
-        if lazy and warm_solves(Y[:m], JR, bvec[:mc], mu[:na + nl], ST[S_TOL], lam[:mc], tmp, Wk[3, :mc], res):
+        if lazy and warm_solves(Y[:m], JR, span[:m], bvec[:mc], mu[:na + nl], ST[S_TOL], lam[:mc], tmp, Wk[3, :mc], res):
             info2[2] = 0              # at rest: the previous step's impulses solve this one (admm's own first test)
         elif lazy and mc >= DOF_ROWS and _plastic(ev, na + nl) and \
                 dofs_polish(B, CI, na, ldof, nl, M, lam_dof, D, vfree, Y[:m], mu[:na + nl], ST[S_TOL], lam[:mc], res):
@@ -288,13 +288,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             x -= Xb[r, j] * lam[j]
         lam[mc + r] = 0.0 if dropped[r] else x
         lam_b[r] = lam[mc + r]
-    for k in range(nv):               # M^-1 J^T P = U^-T D^-1/2 Y^T P
-        tmp[k] = 0.0
-    for r in range(m):
-        if lam[r] != 0.0:
-            ranged_add(Y[r], JR, r, lam[r], tmp)
-    for k in range(nv):
-        tmp[k] *= dis[k]
+    correction(Y[:m], span[:m], lam[:m], dis, tmp)       # M^-1 J^T P = U^-T D^-1/2 Y^T P
     solve_ut(M, sub, tmp)
     for k in range(nv):
         out_v[k] = vfree[k] + tmp[k]
@@ -325,21 +319,23 @@ def _plastic(ev, k):
 
 
 @nb.njit
-def warm_solves(Y, JR, b, mu, tol, lam, t, u, res):
+def warm_solves(Y, JR, span, b, mu, tol, lam, t, u, res):
     """True when the warm start lam (projected onto the cones here, as :func:`.contact_admm.admm`
     does first) solves the problem ``u = Y Y^T lam + b`` to ``tol`` (res: its residuals), u formed
-    through the rows Y on their ranges JR (``t = Y^T lam`` (nv), then ``u = Y t + b``): O(m) for
-    rows on a few bodies, where forming the Delassus matrix costs O(m^2) (a pile of 50 resting
-    cubes: 200 contacts, 600 rows)."""
+    through the rows Y (``t = Y^T lam`` (nv) on their ranges JR, then ``u = Y t + b`` over their
+    spans, summed as the dense route sums them: a warm start at the tolerance passes or fails alike
+    on both): O(m) for rows on a few bodies, where forming the Delassus matrix costs O(m^2) (a pile
+    of 50 resting cubes: 200 contacts, 600 rows)."""
     m = b.shape[0]
     project_cones(lam, mu)
     for k in range(t.shape[0]):
         t[k] = 0.0
     for r in range(m):
         if lam[r] != 0.0:
-            ranged_add(Y[r], JR, r, lam[r], t)
-    for r in range(m):
-        u[r] = b[r] + ranged_dot(Y[r], JR, r, t)
+            ranged_add(Y, r, JR, lam[r], t)
+    for r in range(m):                # (over the row's span, as the dense route sums it: the same bits)
+        lo = span[r, 0]
+        u[r] = b[r] + dot(Y[r, lo:], t[lo:], span[r, 1] - lo)
     residuals(lam, u, mu, res)
     return converged(res, tol)
 

@@ -314,7 +314,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
             for r in range(3):
                 CF_out[e, 16 + r] = lam[3 * c + r]
                 ua = ub = 0.0
-                ua, ub = ranged_dot(J[3 * c + r], JR, 3 * c + r, vn), ranged_dot(J[3 * c + r], JR, 3 * c + r, v)
+                ua, ub = ranged_dot(J, 3 * c + r, JR, vn), ranged_dot(J, 3 * c + r, JR, v)
                 CF_out[e, 19 + r] = ua
                 CF_out[e, 22 + r] = ub
         ldof, lside, lgap = S[20], S[21], S[22]
