@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _cache  # noqa: F401
 from .constrained import SINGULAR  # noqa: F401  (a code of the run, read by the Python side)
-from .constrained import (BAD_INPUT, DEGENERATE, OK, add_rows_t, cholesky_solve, constrained_state,
+from .constrained import (BAD_INPUT, COUPLING, DEGENERATE, KTYPE, OK, add_rows_t, cholesky_solve, constrained_state,
                           constraint_rows, factor_state, scratch, solve_state, solve_ut, world_velocities)
 from .crba import world_twists
 from .kinematics import placements_state
@@ -48,15 +48,26 @@ def dynamics(B, K, TF, q, v, tau, fext, opts, alpha, beta, S, a, lam, phi, W, en
 
 
 @nb.njit
+def couplings_only(K):
+    """True when every constraint of K couples two joints (q_a = ratio q_b + offset)."""
+    for c in range(K.shape[0]):
+        if int(K[c, KTYPE]) != COUPLING:
+            return False
+    return True
+
+
+@nb.njit
 def rows_state(B, K, TF, q, v, S, phi):
-    """Only the rows J, Jdot v and phi at (q, v) (no mass matrix): for the drift."""
+    """Only the rows J, Jdot v and phi at (q, v) (no mass matrix): for the drift. Joint couplings
+    (mimic joints) alone need no kinematics: their rows are constant, phi linear in q."""
     Jst, Ja, Jb, work, T2, sm, aux = S[4], S[6], S[7], S[9], S[10], S[11], S[12]
     if not load_q(B, q):
         return BAD_INPUT
-    placements_state(B, B.shape[0] - 1)
-    for i in range(1, B.shape[0]):
-        world_twists(B, i)
-    world_velocities(B, v)
+    if not couplings_only(K):
+        placements_state(B, B.shape[0] - 1)
+        for i in range(1, B.shape[0]):
+            world_twists(B, i)
+        world_velocities(B, v)
     if not constraint_rows(B, K, TF, q, v, Jst, work[2, :phi.shape[0]], phi, aux, Ja, Jb, T2, sm):
         return DEGENERATE
     return OK

@@ -300,7 +300,7 @@ def _corners_on_face(CC, k, SH, A, TA, Bx, TB, axis, margin, flip, k_dup):
 
 
 @nb.njit
-def _box_box(CC, k, SH, i, Ta, j, Tb, margin, HULL):
+def _box_box(CC, k, SH, i, Ta, j, Tb, margin, HULL, axis):
     """Box on box (as the reference's ``box_box_points``): when a face axis separates them best
     (faces first within FACE_BIAS), the corners of i over the best face of j, then those of j over
     the best face of i (one already found left out), and the crossings of their edges unless four
@@ -338,7 +338,7 @@ def _box_box(CC, k, SH, i, Ta, j, Tb, margin, HULL):
     if k == FULL:
         return FULL
     if k == k_start:
-        return convex_contacts(CC, k, SH, i, Ta, j, Tb, margin, HULL)
+        return convex_contacts(CC, k, SH, i, Ta, j, Tb, margin, HULL, axis)
     return k
 
 
@@ -407,10 +407,12 @@ def _box_edges(CC, k, SH, i, Ta, j, Tb, margin):
 
 
 @nb.njit
-def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL):
+def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL, axis):
     """Append the contacts of shapes i (a) and j (b) at world placements Ti, Tj; returns the new
     count, FULL when the buffer is full, FALLBACK for a pair the compiled code does not resolve.
-    ``HULL``: the packed convex meshes (:mod:`.gjk`)."""
+    ``HULL``: the packed convex meshes (:mod:`.gjk`). axis (5): a pair that GJK finds apart leaves
+    its separating axis in axis[:3] (:func:`.convex.convex_contacts`); axis[3:] is the scratch of
+    :func:`.broadphase.apart`."""
     ki, kj = int(SH[i, SK]), int(SH[j, SK])
     if kj == HALFSPACE:
         return _on_halfspace(CC, k, SH, i, Ti, j, Tj, margin, HULL)
@@ -420,7 +422,7 @@ def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL):
             _flip_from(CC, k, k1)
         return k1
     if ki >= CYLINDER or kj >= CYLINDER:
-        return convex_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL)
+        return convex_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL, axis)
     if ki == SPHERE and kj == SPHERE:
         return _balls(CC, k, Ti[0, 3], Ti[1, 3], Ti[2, 3], SH[i, SP], Tj[0, 3], Tj[1, 3], Tj[2, 3], SH[j, SP], margin)
     if ki == SPHERE and kj == CAPSULE:
@@ -443,11 +445,11 @@ def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL):
             _flip_from(CC, k, k1)
         return k1
     if ki == BOX and kj == BOX:
-        return _box_box(CC, k, SH, i, Ti, j, Tj, margin, HULL)
+        return _box_box(CC, k, SH, i, Ti, j, Tj, margin, HULL, axis)
     # capsule-box: GJK/EPA on the support functions (the manifold of the capsule's side on a face)
     if _box_separation(_half(SH, i), Ti, _half(SH, j), Tj) > margin:
         return k
-    return convex_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL)
+    return convex_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL, axis)
 
 
 @nb.njit(cache=True)
@@ -455,4 +457,4 @@ def contacts_of_pair(CC, SH, i, Ti, j, Tj, margin, HULL):
     """:func:`pair_contacts` from an empty buffer (the entry point of
     :func:`artidyn.contact.compiled.compiled_contacts`)."""
     ZERO = np.int64(0)  # not literals: a literal argument is a compile of its own
-    return pair_contacts(CC, ZERO, SH, i, Ti, j, Tj, margin, HULL)
+    return pair_contacts(CC, ZERO, SH, i, Ti, j, Tj, margin, HULL, np.zeros(5))

@@ -10,9 +10,9 @@ reference) step for step::
     v_k+1 = v_free + M^-1 J^T P,   q_k+1 = q_k (+) h (theta v_k+1 + (1 - theta) v_k)
 
 M is factored along the tree (``U D U^T``, Featherstone, "Rigid Body Dynamics Algorithms",
-sec. 6.5) and W built from ``Y = D^-1/2 U^-1 J^T`` as in :mod:`.constrained`; without bilateral
-rows W is formed only when the previous step's impulses (the warm start) do not already solve the
-step (``u = Y (Y^T P) + b`` tested first: a scene at rest skips the O(m^2) matrix); from DOF_ROWS
+sec. 6.5) and W built from ``Y = D^-1/2 U^-1 J^T`` as in :mod:`.constrained`; W is formed only
+when the previous step's impulses (the warm start, bilateral rows' included) do not already solve
+the step (``u = Y (Y^T P) + b`` tested first: a scene at rest skips the O(m^2) matrix); from DOF_ROWS
 rows, the warm start's sticking modes are then solved in the dofs' space (:mod:`.contact_dofs`),
 and the ADMM runs island by island (:mod:`.contact_islands`). Contacts come from
 the closed forms of :mod:`.contact_geometry` (cylinders and meshes: GJK/EPA and manifolds,
@@ -31,24 +31,24 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .constrained import (cholesky, cholesky_solve, correction, delassus, dof_parents, gram, solve_m,
-                          solve_ut, subtree_sizes, utdu)
+from .constrained import correction, dof_parents, gram, solve_m, solve_ut, subtree_sizes, utdu
 from .constrained_sim import rows_state
-from .broadphase import overlap, world_bounds
-from .contact_admm import NOT_PSD, admm, converged, project_cones, residuals
+from .broadphase import apart, candidates, world_bounds
+from .contact_admm import NOT_PSD, admm
 from .contact_dofs import polish as dofs_polish
-from .contact_jacobian import chain_range, clear_row, ranged_add, ranged_dot, ranged_frame_rows, ranged_y_rows
+from .contact_jacobian import chain_range, clear_row, ranged_dot, ranged_frame_rows, ranged_y_rows
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .contact_islands import solve as island_solve
 from .contact_nsgs import blocks, nsgs
 from .contact_rows import SE, SMU
+from .contact_warm import bilateral_solve, bordered_gram, warm_solves
 from .crba import crba_bodies, crba_entries
 from .energy import energy_after_dynamics
 from .kinematics import frame_state
 from .manifold import integrate_q
 from .pack import DAMP, IQ, IV, NVJ, V
 from .rnea import rnea_state
-from .spatial import all_finite, dot, load_q
+from .spatial import all_finite, load_q
 from .types import FRICTION
 
 OK, BAD_INPUT, SINGULAR, NONFINITE, SOLVER, CODE_FALLBACK, CODE_FULL = 0, 1, 2, 3, 4, 5, 6
@@ -92,7 +92,9 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     CC (cap, 10) / CI (cap, 3: body_a, body_b, key) receive the candidates (the active ones
     first, in order), res the solver's residuals; info2[0] <- the number of active contacts, [1]
     of active limits, [2] solver iterations. ``prev`` (keys, impulses, count of the previous
-    step's contacts, then of its limits) starts the solver; energy (2) <- the kinetic and potential
+    step's contacts, then of its limits; the broad phase's (SEP, LOOK, order, cand): each pair's
+    separating axis (npairs, 5; :func:`.broadphase.apart`), :func:`.broadphase.sweep_table` and
+    room for the candidate pairs) starts the solver; energy (2) <- the kinetic and potential
     energy at (q, v). A return code."""
     (M, D, dis, lam_dof, sub, nle, zeros, vfree, tmp, Wsh, T4, Jall, Y, span, Gbuf, lam, bvec, mu, ev, Wk,
      ldof, lside, lgap, info, Gr, Xb, AB, JR) = S
@@ -136,13 +138,15 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
                     Wsh[s, r, c] = PL[s, r, c]
         else:
             frame_state(B, body, PL[s], Wsh[s])
-    world_bounds(SH, Wsh, HULL, AB)             # the broad phase: pairs whose boxes overlap go on
+    world_bounds(SH, Wsh, HULL, AB)             # the broad phase: pairs whose boxes overlap go on,
+    SEP, LOOK, order, cand = prev[5]            # unless the axis that separated them still does
     kc = 0
-    for p in range(PAIRS.shape[0]):
+    for t in range(candidates(SH, AB, margin, PAIRS, LOOK, order, cand)):
+        p = cand[t]
         a, b = PAIRS[p, 0], PAIRS[p, 1]
-        if not overlap(SH, AB, a, b, margin):
+        if apart(SH, HULL, a, Wsh[a], b, Wsh[b], margin, SEP[p]):
             continue
-        k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin, HULL)
+        k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin, HULL, SEP[p])
         if k1 == FULL:
             return CODE_FULL
         if k1 == FALLBACK:
@@ -183,13 +187,17 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         res[r] = 0.0
     mc = 3 * (na + nl)
     m = mc + mb
-    if mb > 0:                         # the bilateral rows J_b, after the contacts' and limits'
-        if rows_state(B, K, TF, q, v, Sc, phib) != OK:
+    if mb > 0:                         # the bilateral rows J_b, after the contacts' and limits', on 0 .. their
+        if rows_state(B, K, TF, q, v, Sc, phib) != OK:        # last nonzero (closed under the parent dof)
             return BAD_INPUT
         Jb = Sc[4]
         for r in range(mb):
-            clear_row(Jall, Y, mc + r, JR, 0, nv, 0, 0)
+            hi = 0
             for k in range(nv):
+                if Jb[r, k] != 0.0:
+                    hi = k + 1
+            clear_row(Jall, Y, mc + r, JR, 0, hi, 0, 0)
+            for k in range(hi):
                 Jall[mc + r, k] = Jb[r, k]
     if m == 0:
         for k in range(nv):
@@ -207,13 +215,8 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             clear_row(Jall, Y, r, JR, lo, hi, 0, 0)
         Jall[r0, ldof[l]] = lside[l]
     J = Jall[:m]
-    G = Gbuf[:m * m].reshape((m, m))
     pgs = ST[S_SOLVER] == PGS and mb == 0
-    lazy = not pgs and mb == 0        # G formed only when the warm start does not solve the problem
-    if pgs or lazy:                   # its blocks, below
-        ranged_y_rows(M, lam_dof, J, JR, dis, Y[:m], span[:m])
-    else:
-        delassus(M, lam_dof, J, dis, Y[:m], span[:m], G)
+    ranged_y_rows(M, lam_dof, J, JR, dis, Y[:m], span[:m])       # W = Y Y^T formed below, when needed
     for c in range(na + nl):
         if c < na:            # the pair's laws: as artidyn.contact.moreau_jean.contact_laws
             mu[c], ev[c] = _laws(SH, ST, CI[c, 2] // 64, ns)
@@ -225,7 +228,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         if r < mc and r % 3 == 0:
             bvec[r] += ev[r // 3] * y
         lam[r] = 0.0
-    PK, PP, LK, LP, pcount = prev
+    PK, PP, LK, LP, pcount = prev[0], prev[1], prev[2], prev[3], prev[4]
     for c in range(na):               # warm start: the same contacts' impulses in the previous step
         j = _seen(PK, pcount[0], CI[c, 2], c)
         if j >= 0:
@@ -236,57 +239,39 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             if LK[j] == key:
                 lam[3 * (na + l)] = LP[j]
                 break
-    Gc = G
-    if mb > 0:
-        # free rows eliminated: P_b = -G_bb^-1 (b_b + G_bc P_c), then the cone problem on
-        # G_cc - G_cb G_bb^-1 G_bc with b_c - G_cb G_bb^-1 b_b (dependent rows dropped: zero impulse)
-        for r in range(mb):
-            for c in range(mb):
-                Gb[r, c] = G[mc + r, mc + c]
-        if cholesky(Gb, np.bool_(False), dropped) < 0:     # a plain bool: one compile with constrained.py's
-            return SOLVER
-        for j in range(mc + 1):       # columns of G_bc, then b_b: X = G_bb^-1 [G_bc, b_b]
-            for r in range(mb):
-                Xb[r, j] = G[mc + r, j] if j < mc else bvec[mc + r]
-            cholesky_solve(Gb, dropped, Xb[:, j])
-        Gc = Gr[:mc * mc].reshape((mc, mc))
-        for i in range(mc):
-            for j in range(mc):
-                x = G[i, j]
-                for r in range(mb):
-                    x -= G[i, mc + r] * Xb[r, j]
-                Gc[i, j] = x
-            x = bvec[i]
-            for r in range(mb):
-                x -= G[i, mc + r] * Xb[r, mc]
-            bvec[i] = x
+    warm = 0 if pgs else warm_solves(Y[:m], JR, span[:m], bvec[:m], mu[:na + nl], ST[S_TOL], lam[:m], tmp,
+                                      Wk[3, :m], res, CN)
     if pgs:
         BO, BC, BV = blocks(Y[:m], span[:m], na + nl, nv)
         nsgs(BO, BC, BV, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk[3, :mc], res, info)
         info2[2] = info[0]
-    elif mc > 0:
-        if lazy and warm_solves(Y[:m], JR, span[:m], bvec[:mc], mu[:na + nl], ST[S_TOL], lam[:mc], tmp, Wk[3, :mc], res):
-            info2[2] = 0              # at rest: the previous step's impulses solve this one (admm's own first test)
-        elif lazy and mc >= DOF_ROWS and _plastic(ev, na + nl) and \
-                dofs_polish(B, CI, na, ldof, nl, M, lam_dof, D, vfree, Y[:m], mu[:na + nl], ST[S_TOL], lam[:mc], res):
-            info2[2] = 0              # the warm start's stick modes, solved in the dofs' space: no Delassus matrix
-        else:
-            status = -1               # from 32 contacts, island by island when they make several
-            if lazy and mc >= DOF_ROWS:
-                status = island_solve(B, CI, na, ldof, nl, Y[:m], span[:m], bvec[:mc], mu[:na + nl], ST[S_TOL],
-                                      int(ST[S_MAXIT]), lam[:mc], Gbuf, res, info)
-            if status < 0:
-                if lazy:
-                    gram(Y[:m], span[:m], G)
-                status = admm(Gc, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk, res, info)
-            info2[2] = info[0]
-            if status == NOT_PSD:
-                return SOLVER
+    elif warm > 0:
+        info2[2] = 0                  # at rest: the previous step's impulses solve this one (admm's own first test)
+    elif warm < 0:
+        return SOLVER
+    elif mb > 0:
+        G = Gbuf[:m * m].reshape((m, m))
+        bordered_gram(Y[:m], span[:m], G, mc)
+        if not bilateral_solve(G, CN, Gr, Xb, bvec[:m], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:m], Wk, res,
+                               info):
+            return SOLVER
+        info2[2] = info[0]
+    elif mc >= DOF_ROWS and _plastic(ev, na + nl) and \
+            dofs_polish(B, CI, na, ldof, nl, M, lam_dof, D, vfree, Y[:m], mu[:na + nl], ST[S_TOL], lam[:mc], res):
+        info2[2] = 0                  # the warm start's stick modes, solved in the dofs' space: no Delassus matrix
+    else:
+        status = -1                   # from 32 contacts, island by island when they make several
+        if mc >= DOF_ROWS:
+            status = island_solve(B, CI, na, ldof, nl, Y[:m], span[:m], bvec[:mc], mu[:na + nl], ST[S_TOL],
+                                  int(ST[S_MAXIT]), lam[:mc], Gbuf, res, info)
+        if status < 0:
+            G = Gbuf[:m * m].reshape((m, m))
+            gram(Y[:m], span[:m], G)
+            status = admm(G, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk, res, info)
+        info2[2] = info[0]
+        if status == NOT_PSD:
+            return SOLVER
     for r in range(mb):
-        x = -Xb[r, mc]
-        for j in range(mc):
-            x -= Xb[r, j] * lam[j]
-        lam[mc + r] = 0.0 if dropped[r] else x
         lam_b[r] = lam[mc + r]
     correction(Y[:m], span[:m], lam[:m], dis, tmp)       # M^-1 J^T P = U^-T D^-1/2 Y^T P
     solve_ut(M, sub, tmp)
@@ -316,28 +301,6 @@ def _plastic(ev, k):
         if ev[c] != 0.0:
             return False
     return True
-
-
-@nb.njit
-def warm_solves(Y, JR, span, b, mu, tol, lam, t, u, res):
-    """True when the warm start lam (projected onto the cones here, as :func:`.contact_admm.admm`
-    does first) solves the problem ``u = Y Y^T lam + b`` to ``tol`` (res: its residuals), u formed
-    through the rows Y (``t = Y^T lam`` (nv) on their ranges JR, then ``u = Y t + b`` over their
-    spans, summed as the dense route sums them: a warm start at the tolerance passes or fails alike
-    on both): O(m) for rows on a few bodies, where forming the Delassus matrix costs O(m^2) (a pile
-    of 50 resting cubes: 200 contacts, 600 rows)."""
-    m = b.shape[0]
-    project_cones(lam, mu)
-    for k in range(t.shape[0]):
-        t[k] = 0.0
-    for r in range(m):
-        if lam[r] != 0.0:
-            ranged_add(Y, r, JR, lam[r], t)
-    for r in range(m):                # (over the row's span, as the dense route sums it: the same bits)
-        lo = span[r, 0]
-        u[r] = b[r] + dot(Y[r, lo:], t[lo:], span[r, 1] - lo)
-    residuals(lam, u, mu, res)
-    return converged(res, tol)
 
 
 @nb.njit

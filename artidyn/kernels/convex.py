@@ -259,14 +259,18 @@ def _clip(X, m, R, nr, f0, f1, f2, Y, Z):
 
 
 @nb.njit
-def convex_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL):
+def convex_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL, axis):
     """The contacts of shapes i (a) and j (b), bounded, at least one a cylinder or a mesh: the
-    GJK/EPA contact, or the manifold of a face resting on a face (module docstring)."""
+    GJK/EPA contact, or the manifold of a face resting on a face (module docstring). axis[:3] <-
+    a unit axis (world, from b to a) that separates them by more than the margin, or zero (in
+    contact): :func:`.broadphase.apart` tests it at the next step."""
     d, n0, n1, n2, a0, a1, a2, b0, b1, b2 = signed_distance(SH, i, Ti, j, Tj, HULL, margin)
     if d != d:
         return FALLBACK
     if d > margin:
+        axis[0], axis[1], axis[2] = n0, n1, n2
         return k
+    axis[0] = axis[1] = axis[2] = 0.0
     Xa = np.empty((feature_size(SH, i, HULL), 3))
     Xb = np.empty((feature_size(SH, j, HULL), 3))
     ma, fa0, fa1, fa2 = feature(SH, i, Ti, HULL, -n0, -n1, -n2, Xa)

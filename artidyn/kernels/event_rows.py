@@ -67,11 +67,12 @@ def contact_set(B, SH, PL, HULL, PAIRS, cap, v, margin):
             frame_state(B, body, PL[s], WSH[s])
     world_bounds(SH, WSH, HULL, AB)
     k = 0
+    axis = np.zeros(5)
     for p in range(PAIRS.shape[0]):
         a, b = PAIRS[p, 0], PAIRS[p, 1]
         if not overlap(SH, AB, a, b, margin):
             continue
-        k1 = pair_contacts(CC, k, SH, a, WSH[a], b, WSH[b], margin, HULL)
+        k1 = pair_contacts(CC, k, SH, a, WSH[a], b, WSH[b], margin, HULL, axis)
         if k1 == FULL or k1 == FALLBACK:
             return BAD, CC, CI, J, U, LOC, WSH
         for c in range(k, k1):

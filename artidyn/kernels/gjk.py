@@ -66,10 +66,18 @@ def climb(HV, AO, AN, k, l0, l1, l2):
 @nb.njit
 def support(SH, i, T, HULL, d0, d1, d2):
     """The point of shape i's core (placed at T) furthest along the world direction d."""
+    x0, x1, x2, _ = support_from(SH, i, T, HULL, d0, d1, d2, int(SH[i, SP]))
+    return x0, x1, x2
+
+
+@nb.njit
+def support_from(SH, i, T, HULL, d0, d1, d2, start):
+    """:func:`support` and, for a mesh, the hull vertex it is (climbed to from the vertex row
+    ``start`` when that is one of the mesh's; else ``start``)."""
     kind = int(SH[i, SK])
     c0, c1, c2 = T[0, 3], T[1, 3], T[2, 3]
     if kind == SPHERE:
-        return c0, c1, c2
+        return c0, c1, c2, start
     l0 = T[0, 0] * d0 + T[1, 0] * d1 + T[2, 0] * d2        # d in the shape's axes
     l1 = T[0, 1] * d0 + T[1, 1] * d1 + T[2, 1] * d2
     l2 = T[0, 2] * d0 + T[1, 2] * d1 + T[2, 2] * d2
@@ -87,11 +95,13 @@ def support(SH, i, T, HULL, d0, d1, d2):
         if w > 1e-14 * (abs(l2) + 1e-300):
             x0, x1 = r * l0 / w, r * l1 / w
     else:                                                    # MESH: the best hull vertex
-        HV = HULL[0]
-        kb = climb(HV, HULL[4], HULL[5], int(SH[i, SP]), l0, l1, l2)
-        x0, x1, x2 = HV[kb, 0], HV[kb, 1], HV[kb, 2]
+        HV, v0 = HULL[0], int(SH[i, SP])
+        if not v0 <= start < v0 + int(SH[i, SP + 1]):
+            start = v0
+        start = climb(HV, HULL[4], HULL[5], start, l0, l1, l2)
+        x0, x1, x2 = HV[start, 0], HV[start, 1], HV[start, 2]
     return (c0 + T[0, 0] * x0 + T[0, 1] * x1 + T[0, 2] * x2, c1 + T[1, 0] * x0 + T[1, 1] * x1 + T[1, 2] * x2,
-            c2 + T[2, 0] * x0 + T[2, 1] * x1 + T[2, 2] * x2)
+            c2 + T[2, 0] * x0 + T[2, 1] * x1 + T[2, 2] * x2, start)
 
 
 @nb.njit

@@ -29,6 +29,7 @@ from ..checks import MAX_STATE
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import scratch as c_scratch
 from .constrained_sim import on_manifold, project
+from .broadphase import sweep_table
 from .contact_jacobian import _frame, ranged_dot
 from .contact_sim import (BAD_INPUT, CODE_FALLBACK, CODE_FULL, CFW, I_CODE, I_ITER, I_NC, I_NL, I_STEP, NONFINITE,
                           OK, S_MARGIN, S_THETA, scratch, step)
@@ -175,6 +176,8 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
     PK, PP = np.zeros(max(room, 1), np.int64), np.zeros((max(room, 1), 3))
     LK, LP = np.zeros(max(nl_max, 1), np.int64), np.zeros(max(nl_max, 1))
     pcount = np.zeros(2, np.int64)
+    LOOK, order = sweep_table(PAIRS, SH.shape[0])     # the broad phase's state (.broadphase)
+    BP = (np.zeros((max(PAIRS.shape[0], 1), 5)), LOOK, order, np.zeros(max(PAIRS.shape[0], 1), np.int64))
     if k0 > 0 and store:            # resumed: the previous step's impulses from the stored ones
         lo, hi = OFF[k0 - 1], OFF[k0]
         for c in range(lo, hi):
@@ -185,7 +188,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
             LK[l - lo2] = 2 * LI_out[l] + (1 if LF_out[l, 0] > 0 else 0)
             LP[l - lo2] = LF_out[l, 2]
         pcount[0], pcount[1] = hi - lo, hi2 - lo2
-    prev = (PK, PP, LK, LP, pcount)
+    prev = (PK, PP, LK, LP, pcount, BP)
     theta = ST[S_THETA]
     dx = implicit_damping(IN, nv)
     for k in range(k0, nsteps + 1):
@@ -239,7 +242,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
             PK2[:PK.shape[0]] = PK
             PP2[:PP.shape[0]] = PP
             PK, PP = PK2, PP2
-            prev = (PK, PP, LK, LP, pcount)
+            prev = (PK, PP, LK, LP, pcount, BP)
             code = step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, Fs, opts, h, ST, S, qn, vn, CC, CI, res, info2,
                         prev, energy)
         if code != OK:

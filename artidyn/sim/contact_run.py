@@ -89,6 +89,15 @@ def _dof_joint(model, dof):
     return str(dof)
 
 
+def _dof_joints(model):
+    """The joint name of each dof (a run's limit events name theirs from it)."""
+    out = [str(k) for k in range(model.nv)]
+    for i in range(1, model.nb + 1):
+        for k in range(model.idx_v[i], model.idx_v[i] + model.nv_joint[i]):
+            out[k] = model.joint_names[i]
+    return out
+
+
 def _pairs(model, C):
     return {(int(a), int(b)) for a, b in zip(C.body_a, C.body_b)}
 
@@ -349,11 +358,11 @@ def _compiled(model, scene, q, v, t, h, s, constraints):
             e.result.contact_forces = part["forces"]
         raise
     wall = clock() - start
-    names = model.body_names
+    names, joints = model.body_names, _dof_joints(model)
     events = []
     for k, kind, a, b in out["events"]:
         if kind == LIMIT:
-            events.append(ContactEvent(float(t[k]), "limit", _dof_joint(model, a), "lower" if b > 0 else "upper"))
+            events.append(ContactEvent(float(t[k]), "limit", joints[a], "lower" if b > 0 else "upper"))
         else:
             label = {IMPACT: "impact", LIFT_OFF: "lift-off", SLIP: "slip", STICK: "stick"}[kind]
             events.append(ContactEvent(float(t[k]), label, names[a], names[b]))

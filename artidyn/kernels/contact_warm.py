@@ -1,0 +1,132 @@
+"""The contact step's solve without the Delassus matrix, when it can: the warm start tested
+through the rows, and the bilateral rows (loops, mimic joints) eliminated from the cone problem.
+
+With ``Y = D^-1/2 U^-1 J^T`` (:mod:`.constrained`), the step's velocities are ``u = Y Y^T P + b``.
+:func:`warm_solves` forms them as ``t = Y^T P`` (on the rows' ranges), then ``u = Y t + b``: O(m nv)
+for rows on a few bodies, where the Delassus matrix ``W = Y Y^T`` costs O(m^2 nv). The bilateral
+rows are free (``u_b = 0``): their impulses follow from the contacts' by the Schur complement of
+their block (Featherstone, "Rigid Body Dynamics Algorithms", sec. 8.1: the constraint forces of a
+closed loop),
+
+    P_b = -W_bb^-1 (b_b + W_bc P_c),
+
+formed through the rows too in the warm test (``W_bc P_c = Y_b (Y_c^T P_c)``), and on W in
+:func:`bilateral_solve`, which then solves the cone problem on ``W_cc - W_cb W_bb^-1 W_bc``.
+"""
+import numba as nb
+import numpy as np
+
+from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
+from .constrained import cholesky, cholesky_solve
+from .contact_admm import NOT_PSD, admm, converged, project_cones, residuals
+from .contact_jacobian import ranged_add
+from .spatial import dot
+
+
+@nb.njit
+def warm_solves(Y, JR, span, b, mu, tol, lam, t, u, res, CN):
+    """True when the warm start lam (projected onto the cones here, as :func:`.contact_admm.admm`
+    does first) solves the problem ``u = Y Y^T lam + b`` to ``tol`` (res: its residuals), u formed
+    through the rows Y (``t = Y^T lam`` (nv) on their ranges JR, then ``u = Y t + b`` over their
+    spans, summed as the dense route sums them: a warm start at the tolerance passes or fails alike
+    on both): O(m) for rows on a few bodies, where forming the Delassus matrix costs O(m^2) (a pile
+    of 50 resting cubes: 200 contacts, 600 rows). The last mb rows are bilateral (CN: the
+    constraints, their block's factor Gb and dropped rows): their impulses lam[mc:] are those the
+    contacts' lam[:mc] call for (:func:`bilateral_impulses`), not the warm start's, and their
+    block's factor is left in Gb for :func:`bilateral_solve`. Returns 1 (solved), 0 (not), -1
+    (the bilateral block is not finite: the step fails)."""
+    m, mb = b.shape[0], CN[4].shape[0]
+    mc = m - mb
+    project_cones(lam, mu)
+    for k in range(t.shape[0]):
+        t[k] = 0.0
+    for r in range(mc):
+        if lam[r] != 0.0:
+            ranged_add(Y, r, JR, lam[r], t)
+    if mb > 0 and not bilateral_impulses(Y, JR, span, b, lam, t, CN[4], CN[5]):
+        return -1
+    for r in range(m):                # (over the row's span, as the dense route sums it: the same bits)
+        lo = span[r, 0]
+        u[r] = b[r] + dot(Y[r, lo:], t[lo:], span[r, 1] - lo)
+    residuals(lam, u, mu, res)
+    for r in range(mc, m):
+        res[0] = max(res[0], abs(u[r]))
+    res[5] = max(res[5], res[0])
+    return 1 if converged(res, tol) else 0
+
+
+@nb.njit
+def bilateral_impulses(Y, JR, span, b, lam, t, Gb, dropped):
+    """lam[mc:] <- the bilateral rows' impulses ``-W_bb^-1 (b_b + Y_b t)`` for t = Y_c^T lam_c, and
+    t += Y_b^T lam_b (mb = Gb's rows; dependent rows dropped: zero impulse). False when W_bb is
+    not finite."""
+    m, mb = b.shape[0], Gb.shape[0]
+    mc = m - mb
+    for r in range(mb):
+        y, r0, r1 = Y[mc + r], span[mc + r, 0], span[mc + r, 1]
+        for c in range(r + 1):
+            lo = max(r0, span[mc + c, 0])
+            x = dot(y[lo:], Y[mc + c, lo:], min(r1, span[mc + c, 1]) - lo)
+            Gb[r, c] = x
+            Gb[c, r] = x
+        lam[mc + r] = -b[mc + r] - dot(y[r0:], t[r0:], r1 - r0)
+    if cholesky(Gb, np.bool_(False), dropped) < 0:
+        return False
+    cholesky_solve(Gb, dropped, lam[mc:])
+    for r in range(mb):
+        if lam[mc + r] != 0.0:
+            ranged_add(Y, mc + r, JR, lam[mc + r], t)
+    return True
+
+
+@nb.njit
+def bilateral_solve(G, CN, Gr, Xb, b, mu, tol, maxit, lam, Wk, res, info):
+    """The contacts' and limits' impulses lam[:mc] (mc = 3 len(mu)) and the bilateral rows'
+    lam[mc:] for ``u = G lam + b`` with u = 0 on the bilateral rows: those are eliminated by the
+    Schur complement of their block, ``P_b = -G_bb^-1 (b_b + G_bc P_c)``, the cone problem solved
+    on ``G_cc - G_cb G_bb^-1 G_bc`` with ``b_c - G_cb G_bb^-1 b_b`` (dependent rows dropped: zero
+    impulse; b_c is overwritten) by :func:`.contact_admm.admm` (Wk its scratch, info[0] its
+    iterations). G: the rows' products with the contacts' rows (:func:`bordered_gram`); G_bb's
+    factor: in CN's Gb (:func:`warm_solves` left it). False when the solver fails (a matrix not
+    positive semi-definite)."""
+    Gb, dropped = CN[4], CN[5]
+    mb = Gb.shape[0]
+    mc = b.shape[0] - mb
+    for j in range(mc + 1):           # columns of G_bc, then b_b: X = G_bb^-1 [G_bc, b_b]
+        for r in range(mb):
+            Xb[r, j] = G[mc + r, j] if j < mc else b[mc + r]
+        cholesky_solve(Gb, dropped, Xb[:, j])
+    Gc = Gr[:mc * mc].reshape((mc, mc))
+    for i in range(mc):
+        for j in range(mc):
+            x = G[i, j]
+            for r in range(mb):
+                x -= G[i, mc + r] * Xb[r, j]
+            Gc[i, j] = x
+        x = b[i]
+        for r in range(mb):
+            x -= G[i, mc + r] * Xb[r, mc]
+        b[i] = x
+    info[0] = 0
+    if mc > 0 and admm(Gc, b[:mc], mu, tol, maxit, lam[:mc], Wk, res, info) == NOT_PSD:
+        return False
+    for r in range(mb):
+        x = -Xb[r, mc]
+        for j in range(mc):
+            x -= Xb[r, j] * lam[j]
+        lam[mc + r] = 0.0 if dropped[r] else x
+    return True
+
+
+@nb.njit
+def bordered_gram(Y, span, G, mc):
+    """G (m, m) <- Y Y^T but for the block of the rows from mc on with each other (the bilateral
+    block, factored already): as :func:`.constrained.gram` sums each entry."""
+    m = Y.shape[0]
+    for r in range(m):
+        yr = Y[r]
+        for s in range(min(r + 1, mc)):
+            lo = max(span[r, 0], span[s, 0])
+            x = dot(yr[lo:], Y[s, lo:], min(span[r, 1], span[s, 1]) - lo)
+            G[r, s] = x
+            G[s, r] = x
