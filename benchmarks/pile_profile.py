@@ -1,8 +1,8 @@
 """Where a compiled contact step of a pile of boxes spends its time: a small numba harness that times
 the step's stages one by one on the state of ``pile_scenes.resting(n)`` (cubes resting in layers):
 
-- the broad phase (the world boxes of the shapes, then the box-overlap test of every candidate pair,
-  as the step does them), with the pairs it keeps;
+- the broad phase (the world boxes of the shapes, then the sweep along x that keeps the pairs whose
+  boxes overlap, as the step does them), with the pairs it keeps;
 - the narrow phase (the closed-form contacts of the kept pairs);
 - one dense Cholesky factorisation of the (3 k x 3 k) Delassus-sized matrix that the ADMM solver
   factors (k the contacts found; once at its start, again each time its penalty rho changes) and one
@@ -21,7 +21,7 @@ import numpy as np
 
 import artidyn as ad
 from artidyn.contact.compiled import packed_shapes
-from artidyn.kernels.broadphase import overlap, world_bounds
+from artidyn.kernels.broadphase import candidates, sweep_table, world_bounds
 from artidyn.kernels.contact_admm import cholesky_solve, shifted_cholesky
 from artidyn.kernels.contact_geometry import pair_contacts
 from artidyn.kernels.contact_polish import mat_vec
@@ -31,22 +31,18 @@ from pile_scenes import resting, scene  # noqa: E402
 
 
 @nb.njit(cache=False)
-def broad(SH, Wsh, HULL, AB, PAIRS, margin, keep):
+def broad(SH, Wsh, HULL, AB, PAIRS, LOOK, order, margin, keep):
     world_bounds(SH, Wsh, HULL, AB)
-    nk = 0
-    for p in range(PAIRS.shape[0]):
-        if overlap(SH, AB, PAIRS[p, 0], PAIRS[p, 1], margin):
-            keep[nk] = p
-            nk += 1
-    return nk
+    return candidates(SH, AB, margin, PAIRS, LOOK, order, keep)
 
 
 @nb.njit(cache=False)
 def narrow(SH, Wsh, HULL, PAIRS, keep, nk, margin, CC):
     kc = 0
+    axis = np.zeros(5)
     for i in range(nk):
         a, b = PAIRS[keep[i], 0], PAIRS[keep[i], 1]
-        k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin, HULL)
+        k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin, HULL, axis)
         if k1 < 0:
             return k1
         kc = k1
@@ -76,7 +72,8 @@ def profile(n):
     AB = np.zeros((len(SH), 12))
     keep = np.zeros(len(PAIRS), np.int64)
     margin = 1e-3
-    t_broad, nk = timed(lambda: broad(SH, Wsh, HULL, AB, PAIRS, margin, keep))
+    LOOK, order = sweep_table(PAIRS, len(SH))
+    t_broad, nk = timed(lambda: broad(SH, Wsh, HULL, AB, PAIRS, LOOK, order, margin, keep))
     CC = np.zeros((max(cap, 1), 10))
     t_narrow, kc = timed(lambda: narrow(SH, Wsh, HULL, PAIRS, keep, nk, margin, CC))
     m = 3 * kc
