@@ -138,6 +138,12 @@ def sweep_table(PAIRS, ns):
 
 
 @nb.njit
+def _low_x(SH, AB, s):
+    """The low x of shape s's box; a half-space's (its row holds its plane): -inf."""
+    return AB[s, 0] if int(SH[s, SK]) != HALFSPACE else -math.inf
+
+
+@nb.njit
 def candidates(SH, AB, margin, PAIRS, LOOK, order, out):
     """out[:n] <- the rows of PAIRS whose shapes may be within the margin (:func:`overlap`), in
     ascending order (the contacts come in the order of the pairs); returns n. Sweep and prune
@@ -154,11 +160,11 @@ def candidates(SH, AB, margin, PAIRS, LOOK, order, out):
                 out[n] = p
                 n += 1
         return n
-    for t in range(1, ns):                    # insertion sort by low x (half-spaces: their row holds n)
+    for t in range(1, ns):                    # insertion sort by low x
         s = order[t]
-        x = AB[s, 0] if int(SH[s, SK]) != HALFSPACE else -math.inf
+        x = _low_x(SH, AB, s)
         u = t - 1
-        while u >= 0 and (AB[order[u], 0] if int(SH[order[u], SK]) != HALFSPACE else -math.inf) > x:
+        while u >= 0 and _low_x(SH, AB, order[u]) > x:
             order[u + 1] = order[u]
             u -= 1
         order[u + 1] = s

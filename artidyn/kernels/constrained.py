@@ -696,10 +696,17 @@ def delassus(U, lam, Jst, dis, Y, span, G):
 @nb.njit
 def gram(Y, span, G):
     """G (m, m) <- Y Y^T over the overlapping spans of the rows (``span`` as :func:`y_rows`)."""
+    bordered_gram(Y, span, G, Y.shape[0])
+
+
+@nb.njit
+def bordered_gram(Y, span, G, mc):
+    """:func:`gram` but for the block of the rows from mc on with each other (left as it is: a
+    bilateral block factored already)."""
     m = Y.shape[0]
     for r in range(m):
         yr = Y[r]
-        for s in range(r + 1):
+        for s in range(min(r + 1, mc)):
             lo = max(span[r, 0], span[s, 0])
             x = dot(yr[lo:], Y[s, lo:], min(span[r, 1], span[s, 1]) - lo)
             G[r, s] = x

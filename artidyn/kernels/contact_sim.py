@@ -31,7 +31,7 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .constrained import correction, dof_parents, gram, solve_m, solve_ut, subtree_sizes, utdu
+from .constrained import bordered_gram, correction, dof_parents, gram, solve_m, solve_ut, subtree_sizes, utdu
 from .constrained_sim import rows_state
 from .broadphase import apart, candidates, world_bounds
 from .contact_admm import NOT_PSD, admm
@@ -41,7 +41,7 @@ from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .contact_islands import solve as island_solve
 from .contact_nsgs import blocks, nsgs
 from .contact_rows import SE, SMU
-from .contact_warm import bilateral_solve, bordered_gram, warm_solves
+from .contact_warm import bilateral_solve, warm_solves
 from .crba import crba_bodies, crba_entries
 from .energy import energy_after_dynamics
 from .kinematics import frame_state

@@ -17,7 +17,7 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .constrained import cholesky, cholesky_solve
+from .constrained import cholesky, cholesky_solve, gram
 from .contact_admm import NOT_PSD, admm, converged, project_cones, residuals
 from .contact_jacobian import ranged_add
 from .spatial import dot
@@ -25,7 +25,7 @@ from .spatial import dot
 
 @nb.njit
 def warm_solves(Y, JR, span, b, mu, tol, lam, t, u, res, CN):
-    """True when the warm start lam (projected onto the cones here, as :func:`.contact_admm.admm`
+    """1 when the warm start lam (projected onto the cones here, as :func:`.contact_admm.admm`
     does first) solves the problem ``u = Y Y^T lam + b`` to ``tol`` (res: its residuals), u formed
     through the rows Y (``t = Y^T lam`` (nv) on their ranges JR, then ``u = Y t + b`` over their
     spans, summed as the dense route sums them: a warm start at the tolerance passes or fails alike
@@ -62,14 +62,10 @@ def bilateral_impulses(Y, JR, span, b, lam, t, Gb, dropped):
     not finite."""
     m, mb = b.shape[0], Gb.shape[0]
     mc = m - mb
+    gram(Y[mc:], span[mc:], Gb)       # W_bb, each entry summed as the dense route sums it
     for r in range(mb):
-        y, r0, r1 = Y[mc + r], span[mc + r, 0], span[mc + r, 1]
-        for c in range(r + 1):
-            lo = max(r0, span[mc + c, 0])
-            x = dot(y[lo:], Y[mc + c, lo:], min(r1, span[mc + c, 1]) - lo)
-            Gb[r, c] = x
-            Gb[c, r] = x
-        lam[mc + r] = -b[mc + r] - dot(y[r0:], t[r0:], r1 - r0)
+        r0, r1 = span[mc + r, 0], span[mc + r, 1]
+        lam[mc + r] = -b[mc + r] - dot(Y[mc + r, r0:], t[r0:], r1 - r0)
     if cholesky(Gb, np.bool_(False), dropped) < 0:
         return False
     cholesky_solve(Gb, dropped, lam[mc:])
@@ -86,7 +82,7 @@ def bilateral_solve(G, CN, Gr, Xb, b, mu, tol, maxit, lam, Wk, res, info):
     Schur complement of their block, ``P_b = -G_bb^-1 (b_b + G_bc P_c)``, the cone problem solved
     on ``G_cc - G_cb G_bb^-1 G_bc`` with ``b_c - G_cb G_bb^-1 b_b`` (dependent rows dropped: zero
     impulse; b_c is overwritten) by :func:`.contact_admm.admm` (Wk its scratch, info[0] its
-    iterations). G: the rows' products with the contacts' rows (:func:`bordered_gram`); G_bb's
+    iterations). G: the rows' products with the contacts' rows (:func:`.constrained.bordered_gram`); G_bb's
     factor: in CN's Gb (:func:`warm_solves` left it). False when the solver fails (a matrix not
     positive semi-definite)."""
     Gb, dropped = CN[4], CN[5]
@@ -116,17 +112,3 @@ def bilateral_solve(G, CN, Gr, Xb, b, mu, tol, maxit, lam, Wk, res, info):
             x -= Xb[r, j] * lam[j]
         lam[mc + r] = 0.0 if dropped[r] else x
     return True
-
-
-@nb.njit
-def bordered_gram(Y, span, G, mc):
-    """G (m, m) <- Y Y^T but for the block of the rows from mc on with each other (the bilateral
-    block, factored already): as :func:`.constrained.gram` sums each entry."""
-    m = Y.shape[0]
-    for r in range(m):
-        yr = Y[r]
-        for s in range(min(r + 1, mc)):
-            lo = max(span[r, 0], span[s, 0])
-            x = dot(yr[lo:], Y[s, lo:], min(span[r, 1], span[s, 1]) - lo)
-            G[r, s] = x
-            G[s, r] = x
