@@ -190,6 +190,10 @@ def job_contact():
     corners = np.array([[x, y, z] for x in (-0.05, 0.05) for y in (-0.05, 0.05) for z in (-0.05, 0.05)])
     compiled_distance(Mesh(vertices=corners), np.eye(4), Cylinder(0.1, 0.1), np.eye(4))
     compiled_contacts(Mesh(vertices=corners), np.eye(4), Cylinder(0.1, 0.1), np.eye(4), 0.0)
+    from .contact.compiled import pack_shapes
+    from .kernels.broadphase import apart_of_pair
+    SH, HULL = pack_shapes([(1, Mesh(vertices=corners)), (0, Cylinder(0.1, 0.1))])
+    apart_of_pair(SH, HULL, 0, np.eye(4), 1, np.eye(4), 0.0, np.zeros(5))
     from .contact import solve_contacts
     solve_contacts(np.eye(3), np.array([-1.0, 2.0, 0.0]), 0.5, method="admm")
     from .kernels.contact_nsgs import solve_rows

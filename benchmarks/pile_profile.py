@@ -32,7 +32,7 @@ from pile_scenes import resting, scene  # noqa: E402
 
 @nb.njit(cache=False)
 def broad(SH, Wsh, HULL, AB, PAIRS, LOOK, order, margin, keep):
-    world_bounds(SH, Wsh, HULL, AB)
+    world_bounds(SH, Wsh, AB)
     return candidates(SH, AB, margin, PAIRS, LOOK, order, keep)
 
 
@@ -69,7 +69,7 @@ def profile(n):
     SH, PL, HULL, PAIRS, cap = packed_shapes(model)
     X = ad.body_placements(model, q)
     Wsh = np.ascontiguousarray(np.array([X[int(SH[s, 0])] @ PL[s] for s in range(len(SH))]))
-    AB = np.zeros((len(SH), 12))
+    AB = np.zeros((len(SH), 6))
     keep = np.zeros(len(PAIRS), np.int64)
     margin = 1e-3
     LOOK, order = sweep_table(PAIRS, len(SH))

@@ -81,8 +81,8 @@ def test_broad_phase_boxes_hold_their_shapes():
         W[i, :3, :3] = rpy_to_matrix(rng.uniform(-3, 3, 3))
         W[i, :3, 3] = rng.uniform(-0.3, 0.3, 3)
     W[-1] = np.eye(4)
-    AB = np.zeros((len(shapes) + 1, 12))
-    world_bounds(SH, W, HULL, AB)
+    AB = np.zeros((len(shapes) + 1, 6))
+    world_bounds(SH, W, AB)
     for i, s in enumerate(shapes):
         lo, hi = aabb(s, W[i])
         assert np.all(AB[i, :3] <= lo + 1e-12) and np.all(AB[i, 3:6] >= hi - 1e-12)

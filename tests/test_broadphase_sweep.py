@@ -22,8 +22,6 @@ from artidyn.sim.contact_run import simulate_contact
 from artidyn.spatial import rpy_to_matrix
 from test_contact_compiled import assert_same
 
-pytestmark = pytest.mark.compiles      # the broad phase's kernels called alone (in a run they are inlined)
-
 
 def _hull(rng, n=40):
     """A random convex hull of n points on an ellipsoid (a link-like mesh)."""
@@ -44,6 +42,7 @@ def _placed(rng, n, spread):
     return W
 
 
+@pytest.mark.compiles      # the broad phase's kernels called alone (in a run they are inlined)
 def test_sweep_gives_the_pairs_of_the_all_pairs_test_step_after_step():
     from artidyn.contact.compiled import pack_shapes
     from artidyn.kernels.broadphase import candidates, overlap, sweep_table, world_bounds
@@ -54,13 +53,13 @@ def test_sweep_gives_the_pairs_of_the_all_pairs_test_step_after_step():
     # every pair but a few (as a model's exclusions leave them out), both half-spaces' pair included
     PAIRS = np.array([(a, b) for a in range(ns) for b in range(a + 1, ns) if (a + 2 * b) % 7], np.int64)
     LOOK, order = sweep_table(PAIRS, ns)
-    out, AB = np.zeros(len(PAIRS), np.int64), np.zeros((ns, 12))
+    out, AB = np.zeros(len(PAIRS), np.int64), np.zeros((ns, 6))
     W = _placed(rng, ns, 0.4)
     W[-2:] = np.eye(4)
     found = []
     for step in range(30):            # the shapes drift: the sort starts from the step before's order
         W[:-2, :3, 3] += rng.normal(0.0, 0.02, (ns - 2, 3))
-        world_bounds(SH, W, HULL, AB)
+        world_bounds(SH, W, AB)
         margin = 0.01 * (step % 3)
         n = candidates(SH, AB, margin, PAIRS, LOOK, order, out)
         every = [p for p in range(len(PAIRS)) if overlap(SH, AB, PAIRS[p, 0], PAIRS[p, 1], margin)]
@@ -75,8 +74,8 @@ def test_sweep_gives_the_pairs_of_the_all_pairs_test_step_after_step():
 
 def test_separating_axis_of_the_step_before_skips_only_pairs_apart():
     from artidyn.contact.compiled import pack_shapes
-    from artidyn.kernels.broadphase import apart
-    from artidyn.kernels.contact_geometry import pair_contacts
+    from artidyn.kernels.broadphase import apart_of_pair as apart     # the entry points, compiled at installation
+    from artidyn.kernels.contact_geometry import contacts_of_pair
     from artidyn.kernels.gjk import distance_of_pair
     rng = np.random.default_rng(8)
     margin, skipped, apart_pairs, tried = 0.005, 0, 0, 0
@@ -86,7 +85,7 @@ def test_separating_axis_of_the_step_before_skips_only_pairs_apart():
         SH, HULL = pack_shapes([(1, pair[0]), (2, pair[1])])
         W = _placed(rng, 2, 0.12)
         axis, CC = np.zeros(5), np.zeros((16, 10))
-        k = pair_contacts(CC, 0, SH, 0, W[0], 1, W[1], margin, HULL, axis)
+        k = contacts_of_pair(CC, SH, 0, W[0], 1, W[1], margin, HULL, axis)
         if k > 0:
             assert not axis[:3].any()                  # in contact: no axis kept
             continue

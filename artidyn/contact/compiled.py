@@ -94,11 +94,13 @@ def hull_polygons(mesh):
 
 
 def pack_shapes(shapes):
-    """SH (ns, 8) and HULL (HV, HN, FO, FI, AO, AN) of ``shapes``: (body, shape) pairs
-    (:mod:`artidyn.kernels.contact_geometry`, :mod:`artidyn.kernels.gjk`); SH's columns 6 and 7,
-    the shapes' own friction and restitution, are NaN (the settings' defaults)."""
-    SH = np.zeros((len(shapes), 8))
-    SH[:, 6:] = np.nan
+    """SH (ns, 15) and HULL (HV, HN, FO, FI, AO, AN) of ``shapes``: (body, shape) pairs
+    (:mod:`artidyn.kernels.contact_rows`, :mod:`artidyn.kernels.gjk`); SH's columns 6 and 7,
+    the shapes' own friction and restitution, are NaN (the settings' defaults); a mesh's row ends
+    with its box and sphere in its own frame (the broad phase's bounds)."""
+    from ..kernels.contact_rows import SE, SH_COLUMNS, SLB, SMU
+    SH = np.zeros((len(shapes), SH_COLUMNS))
+    SH[:, SMU] = SH[:, SE] = np.nan
     HV, HN, FO, FI = [np.zeros((0, 3))], [np.zeros((0, 4))], [0], []
     nv = nf = 0
     for i, (body, sh) in enumerate(shapes):
@@ -112,6 +114,11 @@ def pack_shapes(shapes):
         elif isinstance(sh, Mesh):
             normals, offsets, polys = hull_polygons(sh)
             SH[i, 2:6] = nv, len(sh.vertices), nf, len(polys)
+            V = np.asarray(sh.vertices, dtype=float)
+            lo, hi = V.min(axis=0), V.max(axis=0)
+            centre = 0.5 * (lo + hi)
+            SH[i, SLB:SLB + 3], SH[i, SLB + 3:SLB + 6] = centre, 0.5 * (hi - lo)
+            SH[i, SLB + 6] = np.sqrt(((V - centre) ** 2).sum(axis=1).max())
             HV.append(np.asarray(sh.vertices, dtype=float))
             HN.append(np.column_stack([normals, offsets]))
             for p in polys:
@@ -185,7 +192,7 @@ def compiled_contacts(shape_a, T_a, shape_b, T_b, margin=0.0):
     from ..kernels.contact_geometry import FALLBACK, contacts_of_pair
     SH, HULL, Ta, Tb = _two(shape_a, T_a, shape_b, T_b)
     CC = np.empty((64, 10))
-    k = contacts_of_pair(CC, SH, 0, Ta, 1, Tb, float(margin), HULL)
+    k = contacts_of_pair(CC, SH, 0, Ta, 1, Tb, float(margin), HULL, np.zeros(5))
     if k == FALLBACK:
         return None
     return [(float(r[0]), r[1:4].copy(), r[4:7].copy(), r[7:10].copy()) for r in CC[:k]]
@@ -205,11 +212,11 @@ def pair_depths(model, W, pairs, margin):
     compiled = all(type(c.shape) in KINDS for c in cols)
     if compiled and len(pairs):
         SH, _, HULL, _, _ = packed_shapes(model)
-        CC = np.empty((64, 10))
+        CC, axis = np.empty((64, 10)), np.zeros(5)
         Wc = np.ascontiguousarray(W, dtype=float)
     margin = float(margin)
     for r, (a, b) in enumerate(pairs):
-        k = contacts_of_pair(CC, SH, a, Wc[a], b, Wc[b], margin, HULL) if compiled else FALLBACK
+        k = contacts_of_pair(CC, SH, a, Wc[a], b, Wc[b], margin, HULL, axis) if compiled else FALLBACK
         if k == FALLBACK:
             found = [d for d, *_ in contacts(cols[a].shape, W[a], cols[b].shape, W[b], margin)]
             out[r] = min(found, default=np.inf)

@@ -15,9 +15,11 @@ A pair that GJK found apart at the step before is tested first on the axis that 
 overlap cost two support points a step, not a GJK. Both are exact: a pair is left out only when it
 is proved further apart than the margin.
 
-``AB`` (ns, 12): lo x, y, z, hi x, y, z in world axes; a half-space's row holds its world plane
-(n (3), offset, 0, 0). A mesh's box is exact: its extreme vertices along the six directions, each
-found by :func:`.gjk.climb` from the one of the step before (a few vertices read, not all).
+``AB`` (ns, 6): lo x, y, z, hi x, y, z in world axes; a half-space's row holds its world plane
+(n (3), offset, 0, 0). A mesh is bounded by its own box turned with it, each side held within the
+sphere about the box's centre (MuJoCo bounds its geoms likewise, by a box in the geom's frame): O(1)
+a mesh, looser than its extreme vertices by up to sqrt(3), which costs a few more pairs for
+:func:`apart`, never a contact.
 """
 import math
 
@@ -25,18 +27,16 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .contact_rows import BOX, CAPSULE, CYLINDER, HALFSPACE, MESH, SK, SP, SPHERE
-from .gjk import climb, radius, support_from
+from .contact_rows import BOX, CAPSULE, CYLINDER, HALFSPACE, MESH, SK, SLB, SP, SPHERE
+from .gjk import radius, support_from
 
 SLACK = 1e-9        # m: added to the margin (the narrow phase's own rounding)
 
 
 @nb.njit
-def world_bounds(SH, Wsh, HULL, AB):
-    """AB <- the world boxes of the shapes placed at Wsh (ns, 4, 4); HULL: the packed hulls
-    (:mod:`.gjk`). AB (ns, 12): columns 6 .. 11 keep, for a mesh, the vertex rows of its box's
-    sides (lo x, hi x, lo y, ...), where the next step's climbs start."""
-    HV, AO, AN = HULL[0], HULL[4], HULL[5]
+def world_bounds(SH, Wsh, AB):
+    """AB (ns, 6) <- the world boxes of the shapes placed at Wsh (ns, 4, 4); a mesh's from its own
+    box and sphere (SH's columns SLB ..)."""
     for s in range(SH.shape[0]):
         kind = int(SH[s, SK])
         T = Wsh[s]
@@ -49,17 +49,12 @@ def world_bounds(SH, Wsh, HULL, AB):
             AB[s, 3] = SH[s, SP + 3] + n0 * T[0, 3] + n1 * T[1, 3] + n2 * T[2, 3]
             AB[s, 4] = AB[s, 5] = 0.0
             continue
-        if kind == MESH:            # the extreme vertices along the world axes, each climbed to from
-            v0, nv = int(SH[s, SP]), int(SH[s, SP + 1])      # the last step's (AB columns 6 .. 11)
+        if kind == MESH:            # its own box turned, R c + p +- |R| e, each side at most its radius
             for r in range(3):
-                for side in range(2):
-                    sg = 1.0 if side else -1.0
-                    k = int(AB[s, 6 + 2 * r + side])
-                    if not v0 <= k < v0 + nv:
-                        k = v0
-                    k = climb(HV, AO, AN, k, sg * T[r, 0], sg * T[r, 1], sg * T[r, 2])
-                    AB[s, 6 + 2 * r + side] = k
-                    AB[s, 3 * side + r] = T[r, 3] + T[r, 0] * HV[k, 0] + T[r, 1] * HV[k, 1] + T[r, 2] * HV[k, 2]
+                c = T[r, 3] + T[r, 0] * SH[s, SLB] + T[r, 1] * SH[s, SLB + 1] + T[r, 2] * SH[s, SLB + 2]
+                e = abs(T[r, 0]) * SH[s, SLB + 3] + abs(T[r, 1]) * SH[s, SLB + 4] + abs(T[r, 2]) * SH[s, SLB + 5]
+                e = min(e, SH[s, SLB + 6])
+                AB[s, r], AB[s, 3 + r] = c - e, c + e
             continue
         for r in range(3):
             if kind == SPHERE:
@@ -118,6 +113,12 @@ def apart(SH, HULL, a, Ta, b, Tb, margin, axis):
     axis[3], axis[4] = ka, kb
     gap = n0 * (x0 - y0) + n1 * (x1 - y1) + n2 * (x2 - y2) - radius(SH, a) - radius(SH, b)
     return gap > margin + SLACK
+
+
+@nb.njit(cache=True)
+def apart_of_pair(SH, HULL, a, Ta, b, Tb, margin, axis):
+    """:func:`apart` called alone (its entry point, compiled at installation)."""
+    return apart(SH, HULL, a, Ta, b, Tb, margin, axis)
 
 
 SWEEP_MAX = 1024    # shapes: up to this many, the pairs come from a sweep (its table is ns x ns)

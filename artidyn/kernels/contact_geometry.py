@@ -453,8 +453,9 @@ def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL, axis):
 
 
 @nb.njit(cache=True)
-def contacts_of_pair(CC, SH, i, Ti, j, Tj, margin, HULL):
+def contacts_of_pair(CC, SH, i, Ti, j, Tj, margin, HULL, axis):
     """:func:`pair_contacts` from an empty buffer (the entry point of
-    :func:`artidyn.contact.compiled.compiled_contacts`)."""
+    :func:`artidyn.contact.compiled.compiled_contacts`); axis (5) <- the separating axis of a pair
+    found apart (:func:`.broadphase.apart`), zero otherwise."""
     ZERO = np.int64(0)  # not literals: a literal argument is a compile of its own
-    return pair_contacts(CC, ZERO, SH, i, Ti, j, Tj, margin, HULL, np.zeros(5))
+    return pair_contacts(CC, ZERO, SH, i, Ti, j, Tj, margin, HULL, axis)

@@ -2,9 +2,11 @@
 :mod:`.gjk`): the shape kinds and columns of the shape table ``SH``, the contact buffer ``CC``
 and its writers, and the codes returned instead of a count.
 
-``SH`` (ns, 8): one row per collision shape: body, kind, then up to 4 parameters (see
+``SH`` (ns, 15): one row per collision shape: body, kind, then up to 4 parameters (see
 :mod:`.contact_geometry` for the primitives, :mod:`.gjk` for cylinders and meshes), then the
-shape's own friction and restitution (columns SMU, SE; NaN: the settings' defaults). ``CC``
+shape's own friction and restitution (columns SMU, SE; NaN: the settings' defaults), then a mesh's
+box and sphere in its own frame (columns SLB ..: centre (3), half extents (3), radius about the
+centre), from which the broad phase bounds it (:func:`.broadphase.world_bounds`). ``CC``
 (cap, 10): one row per contact: d, n (3, unit, world, from b to a), p_a (3), p_b (3), with
 ``p_a - p_b = d n``.
 """
@@ -13,6 +15,8 @@ import numba as nb
 SPHERE, CAPSULE, BOX, HALFSPACE, CYLINDER, MESH = 0, 1, 2, 3, 4, 5
 SB, SK, SP = 0, 1, 2                # columns of SH: body, kind, first parameter
 SMU, SE = 6, 7                      # columns of SH: the shape's own friction, restitution (NaN: none)
+SLB = 8                             # columns of SH: a mesh's local box (centre, half extents), its radius
+SH_COLUMNS = 15
 FULL, FALLBACK = -1, -2             # returned instead of a count
 
 

@@ -138,7 +138,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
                     Wsh[s, r, c] = PL[s, r, c]
         else:
             frame_state(B, body, PL[s], Wsh[s])
-    world_bounds(SH, Wsh, HULL, AB)             # the broad phase: pairs whose boxes overlap go on,
+    world_bounds(SH, Wsh, AB)             # the broad phase: pairs whose boxes overlap go on,
     SEP, LOOK, order, cand = prev[5]            # unless the axis that separated them still does
     kc = 0
     for t in range(candidates(SH, AB, margin, PAIRS, LOOK, order, cand)):
@@ -320,7 +320,7 @@ def scratch(B, cap, m_max, nl_max, ns, mb=0):
             np.zeros(nv), np.zeros((ns, 4, 4)), np.eye(4), np.zeros((ns_rows, nv)), np.zeros((m, nv)),
             np.zeros((m, 3), np.int64), np.zeros(m * m), np.zeros(m), np.zeros(m), np.zeros(m // 3 + 1),
             np.zeros(m // 3 + 1), np.zeros((7, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
-            np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)), np.zeros((ns, 12)),
+            np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)), np.zeros((ns, 6)),
             np.zeros((ns_rows, 4), np.int64))
 
 

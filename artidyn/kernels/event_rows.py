@@ -58,14 +58,14 @@ def contact_set(B, SH, PL, HULL, PAIRS, cap, v, margin):
     cap = max(cap, 1)
     CC, CI = np.zeros((cap, 10)), np.zeros((cap, 4), np.int64)
     J, U, LOC = np.zeros((3 * cap, nv)), np.zeros((cap, 3)), np.zeros((cap, 3))
-    WSH, AB, T4 = np.zeros((ns, 4, 4)), np.zeros((ns, 12)), np.eye(4)
+    WSH, AB, T4 = np.zeros((ns, 4, 4)), np.zeros((ns, 6)), np.eye(4)
     for s in range(ns):
         body = int(SH[s, SB])
         if body == 0:
             WSH[s] = PL[s]
         else:
             frame_state(B, body, PL[s], WSH[s])
-    world_bounds(SH, WSH, HULL, AB)
+    world_bounds(SH, WSH, AB)
     k = 0
     axis = np.zeros(5)
     for p in range(PAIRS.shape[0]):
