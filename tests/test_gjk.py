@@ -5,6 +5,8 @@ reference where both build the same contacts; a box resting on a mesh; solo12 on
 """
 import dataclasses
 
+import os
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
@@ -178,6 +180,24 @@ def test_hull_polygons_merge_coplanar_triangles():
     np.testing.assert_allclose(offsets, 0.05, atol=1e-12)
     normals, offsets, polys = hull_polygons(prism(Cylinder(0.05, 0.1), 16))
     assert sorted(len(p) for p in polys)[-2:] == [16, 16] and len(polys) == 2 + 16
+
+
+def test_hull_polygons_leave_out_triangles_of_no_area():
+    """centauro's pelvis hull (example-robot-data) holds a triangle of zero area: it makes no face
+    (its plane would be NaN), and every face's plane supports the hull and holds its polygon."""
+    from conftest import ERD
+    mesh = Mesh(path=os.path.join(ERD, "centauro_description/meshes/simple/pelvis_reduced.stl"))
+    V, F = mesh.vertices, mesh.faces
+    area = np.linalg.norm(np.cross(V[F[:, 1]] - V[F[:, 0]], V[F[:, 2]] - V[F[:, 0]]), axis=1)
+    assert area.min() == 0.0                      # the sliver is there
+    normals, offsets, polys = hull_polygons(mesh)
+    assert np.all(np.isfinite(normals)) and np.all(np.isfinite(offsets))
+    np.testing.assert_allclose(np.linalg.norm(normals, axis=1), 1.0, atol=1e-12)
+    size = np.ptp(V, axis=0).max()
+    assert (V @ normals.T - offsets).max() <= 1e-9 * size
+    for n, o, p in zip(normals, offsets, polys):
+        np.testing.assert_allclose(V[p] @ n, o, atol=1e-6 * size)
+    assert set(np.concatenate(polys)) == set(range(len(V)))     # every hull vertex on a face
 
 
 def test_cube_resting_on_a_half_space_and_on_a_mesh():

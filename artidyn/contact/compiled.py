@@ -48,7 +48,8 @@ def hull_polygons(mesh):
     """The faces of a :class:`Mesh`'s hull as planar convex polygons: (normals (f, 3), offsets (f,),
     polygons: f arrays of vertex indices, counter-clockwise seen from outside). Hull triangles that
     share an edge and lie in one plane (normals within COPLANAR, the far vertex within COPLANAR
-    times the mesh's size of the plane) are merged (union-find over the shared edges)."""
+    times the mesh's size of the plane) are merged (union-find over the shared edges); a group of
+    triangles of no area (a sliver of the hull) has no plane and makes no face."""
     V, F = np.asarray(mesh.vertices, dtype=float), np.asarray(mesh.faces, dtype=np.int64)
     N = np.cross(V[F[:, 1]] - V[F[:, 0]], V[F[:, 2]] - V[F[:, 0]])
     area = np.linalg.norm(N, axis=1)
@@ -78,7 +79,10 @@ def hull_polygons(mesh):
     normals, offsets, polys = [], [], []
     for ts in groups.values():
         n = (N[ts] * area[ts, None]).sum(axis=0)
-        n /= np.linalg.norm(n)
+        norm = np.linalg.norm(n)
+        if not norm > 1e-12 * size * size:       # triangles of no area (a hull's slivers): no plane, no face
+            continue
+        n /= norm
         idx = np.unique(F[ts])
         P = V[idx]
         g = P.mean(axis=0)
