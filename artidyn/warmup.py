@@ -324,7 +324,7 @@ def warm_up(jobs=None, names=None, stream=None):
         jobs = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()))
     t0 = time.perf_counter()
     _say(stream, f"artidyn: compiling the numba kernels for this machine, or loading those already in the "
-                 f"cache ({len(names)} groups, {jobs} process{'es' if jobs > 1 else ''}; 4 to 7 minutes on 2 "
+                 f"cache ({len(names)} groups, {jobs} process{'es' if jobs > 1 else ''}; 4 to 10 minutes on 2 "
                  f"cores the first time)")
     if not _c_extension():
         _say(stream, "artidyn: note: the optional C extension artidyn._ccall is not built (no C compiler at "
