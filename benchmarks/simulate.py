@@ -90,6 +90,20 @@ def best_of(f, repeat):
     return best, out
 
 
+def best_of_pair(fa, fb, repeat):
+    """(best seconds of fa, of fb, result of fa's last call, of fb's) over ``repeat`` calls of each,
+    alternated (fa, fb, fa, fb ...): on a machine whose speed drifts (a shared VM), both see the
+    same spells, so their ratio drifts less than with all of fa's calls before fb's."""
+    ta = tb = float("inf")
+    ra = rb = None
+    for _ in range(repeat):
+        t, ra = timed(fa)
+        ta = min(ta, t)
+        t, rb = timed(fb)
+        tb = min(tb, t)
+    return ta, tb, ra, rb
+
+
 class Cell:
     """One timing: seconds (or None), final q (artidyn layout, or None), a note."""
 
