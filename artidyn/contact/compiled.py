@@ -123,7 +123,7 @@ def pack_shapes(shapes):
             centre = 0.5 * (lo + hi)
             SH[i, SLB:SLB + 3], SH[i, SLB + 3:SLB + 6] = centre, 0.5 * (hi - lo)
             SH[i, SLB + 6] = np.sqrt(((V - centre) ** 2).sum(axis=1).max())
-            HV.append(np.asarray(sh.vertices, dtype=float))
+            HV.append(V)
             HN.append(np.column_stack([normals, offsets]))
             for p in polys:
                 FI.extend(int(x) + nv for x in p)
