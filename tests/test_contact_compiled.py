@@ -34,9 +34,17 @@ def assert_same(c, r, atol=1e-9):
         np.testing.assert_array_equal(x.key, y.key)
         np.testing.assert_allclose(x.point_a, y.point_a, atol=atol)
         np.testing.assert_allclose(x.frames[:, :, 0], y.frames[:, :, 0], atol=atol)     # the normals
-        # the impulses in world axes (the tangents of a normal off an axis by round-off may differ)
-        np.testing.assert_allclose(np.einsum("kij,kj->ki", x.frames, x.impulse),
-                                   np.einsum("kij,kj->ki", y.frames, y.impulse), atol=1e3 * atol)
+        # the impulses in world axes (the tangents of a normal off an axis by round-off may differ);
+        # where the split among the contacts of a pair of bodies is statically indeterminate (two
+        # points of a face sticking: an internal force along the line between them), the solvers
+        # may split it differently: then the resultant force and moment of each pair must agree
+        a, b = np.einsum("kij,kj->ki", x.frames, x.impulse), np.einsum("kij,kj->ki", y.frames, y.impulse)
+        if not np.allclose(a, b, atol=1e3 * atol, rtol=0):
+            for pair in set(zip(x.body_a.tolist(), x.body_b.tolist())):
+                s = (x.body_a == pair[0]) & (x.body_b == pair[1])
+                np.testing.assert_allclose(a[s].sum(0), b[s].sum(0), atol=1e3 * atol, err_msg=f"step {k}")
+                np.testing.assert_allclose(np.cross(x.point_a[s], a[s]).sum(0), np.cross(y.point_a[s], b[s]).sum(0),
+                                           atol=1e3 * atol, err_msg=f"step {k}")
     assert [(round(e.time, 9), e.kind, e.body_a, e.body_b) for e in c.events] == \
            [(round(e.time, 9), e.kind, e.body_a, e.body_b) for e in r.events]
 

@@ -8,7 +8,7 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .contact_admm import NOT_PSD, admm
+from .contact_admm import NOT_PSD, admm, converged, residuals
 from .pack import IV, NVJ, PARENT
 from .spatial import dot
 
@@ -59,10 +59,13 @@ def islands(B, CI, na, ldof, nl, isl):
 
 
 @nb.njit
-def solve(B, CI, na, ldof, nl, Y, span, b, mu, tol, max_iter, lam, Gbuf, res, info):
-    """lam (3 (na + nl); in: the warm start) <- the forces of ``u = Y Y^T lam + b`` island by
-    island (:func:`.contact_admm.admm` on each island's Delassus block, formed from its rows
-    only); res the largest residuals over the islands, info[0] the ADMM iterations summed.
+def solve(B, CI, na, ldof, nl, Y, span, b, mu, tol, max_iter, lam, u, Gbuf, res, info):
+    """lam (3 (na + nl); in: the warm start, on the cones) <- the forces of ``u = Y Y^T lam + b``
+    island by island (:func:`.contact_admm.admm` on each island's Delassus block, formed from its
+    rows only; an island whose warm start already solves it, by its velocities u formed through
+    the rows (:func:`.contact_warm.warm_solves`), is left as it is: a cube at rest beside the
+    landing ones forms no block); res the largest residuals over the islands, info[0] the ADMM
+    iterations summed.
     Returns the worst status (NOT_PSD first); -1 when the contacts form a single island (then
     nothing is done: the caller solves the whole problem)."""
     k = na + nl
@@ -92,19 +95,26 @@ def solve(B, CI, na, ldof, nl, Y, span, b, mu, tol, max_iter, lam, Gbuf, res, in
             c = members[cnt[e] + a]
             for j in range(3):
                 rows[3 * a + j] = 3 * c + j
+        be, ye, ue, mue = np.empty(me), np.empty(me), np.empty(me), np.empty(ke)
+        for a in range(ke):
+            mue[a] = mu[members[cnt[e] + a]]
+        for a in range(me):
+            ye[a], ue[a] = lam[rows[a]], u[rows[a]]
+        residuals(ye, ue, mue, r6)
+        if converged(r6, tol):        # admm's own first test, through the rows: no block to form
+            for r in range(6):
+                res[r] = max(res[r], r6[r])
+            continue
         G = Gbuf[:me * me].reshape((me, me))
-        be, ye, mue = np.empty(me), np.empty(me), np.empty(ke)
         for a in range(me):
             ra = rows[a]
-            be[a], ye[a] = b[ra], lam[ra]
+            be[a] = b[ra]
             for d in range(a + 1):
                 rd = rows[d]
                 lo = max(span[ra, 0], span[rd, 0])
                 x = dot(Y[ra, lo:], Y[rd, lo:], min(span[ra, 1], span[rd, 1]) - lo)
                 G[a, d] = x
                 G[d, a] = x
-        for a in range(ke):
-            mue[a] = mu[members[cnt[e] + a]]
         status = admm(G, be, mue, tol, max_iter, ye, np.zeros((7, me)), r6, it)
         if status == NOT_PSD:
             return NOT_PSD

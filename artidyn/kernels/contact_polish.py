@@ -59,7 +59,7 @@ def modes(y, mu, mode, theta):
 
 
 @nb.njit
-def _offsets(mode, off):
+def offsets(mode, off):
     off[0] = 0
     for i in range(mode.shape[0]):
         off[i + 1] = off[i] + _unknowns(mode[i])
@@ -67,7 +67,7 @@ def _offsets(mode, off):
 
 
 @nb.njit
-def _forces(y, mu, mode, theta, x, off):
+def forces(y, mu, mode, theta, x, off):
     for i in range(mode.shape[0]):
         j, r, md = off[i], 3 * i, mode[i]
         if md == SEPARATED:
@@ -121,13 +121,10 @@ def mat_vec(G, x, b, out):
 
 
 @nb.njit
-def newton(G, b, mu, y, mode, theta, tol, P):
-    """y <- forces solving the equations of the modes from y (as
-    :func:`artidyn.contact.polish.newton`); theta updated. False when Newton's matrix was singular."""
-    off, x, F, dth, A, D, piv, u = P[2], P[3], P[4], P[5], P[6], P[7], P[8], P[9]
-    k = mode.shape[0]
-    p = _offsets(mode, off)
-    for i in range(k):                       # the unknowns from y
+def unknowns(y, mode, theta, off, x):
+    """x <- the unknowns of the modes (off: their offsets) from the forces y: a stick's three
+    components, a slide's normal force and angle theta, a normal mode's normal force."""
+    for i in range(mode.shape[0]):
         j, r, md = off[i], 3 * i, mode[i]
         if md == STICK:
             x[j], x[j + 1], x[j + 2] = y[r], y[r + 1], y[r + 2]
@@ -135,64 +132,93 @@ def newton(G, b, mu, y, mode, theta, tol, P):
             x[j] = y[r]
         elif md == SLIDE:
             x[j], x[j + 1] = y[r], theta[i]
-    _forces(y, mu, mode, theta, x, off)       # on the modes' forces (a slide: on the cone)
+
+
+@nb.njit
+def equations(u, mode, theta, off, F, dth):
+    """F <- the modes' equations at the velocities u (a stick: u = 0; a slide: u_n = 0 and u_t
+    along the force's line; a normal mode: u_n = 0) and dth <- the slides' derivatives in theta
+    (the diagonal Newton's matrix adds); returns max |F|."""
+    fmax = 0.0
+    for i in range(mode.shape[0]):
+        j, r, md = off[i], 3 * i, mode[i]
+        if md == STICK:
+            F[j], F[j + 1], F[j + 2] = u[r], u[r + 1], u[r + 2]
+            dth[j], dth[j + 1], dth[j + 2] = 0.0, 0.0, 0.0
+        elif md == NORMAL or md == SLIDE:
+            F[j], dth[j] = u[r], 0.0
+        if md == SLIDE:
+            c, s = math.cos(theta[i]), math.sin(theta[i])
+            F[j + 1] = u[r + 1] * s - u[r + 2] * c
+            dth[j + 1] = u[r + 1] * c + u[r + 2] * s
+    for j in range(off[mode.shape[0]]):
+        fmax = max(fmax, abs(F[j]))
+    return fmax
+
+
+@nb.njit
+def matrix(G, mu, y, mode, theta, off, dth, D, A):
+    """A <- Newton's matrix of the modes' equations at the forces y: ``E G D + diag(dth)`` (D:
+    the forces' derivatives in the unknowns, E: the equations' in the velocities), plus the
+    regularisation 1e-10 max |A_jj| on its diagonal."""
+    k = mode.shape[0]
+    p = off[k]
+    for i in range(k):                   # D[0:3, j] = dlam_i/dx_j for the unknowns j of contact i
+        j, md = off[i], mode[i]
+        for col in range(j, off[i + 1]):
+            D[0, col], D[1, col], D[2, col] = 0.0, 0.0, 0.0
+        if md == STICK:
+            D[0, j], D[1, j + 1], D[2, j + 2] = 1.0, 1.0, 1.0
+        elif md == NORMAL:
+            D[0, j] = 1.0
+        elif md == SLIDE:
+            c, s = math.cos(theta[i]), math.sin(theta[i])
+            D[0, j], D[1, j], D[2, j] = 1.0, mu[i] * c, mu[i] * s
+            D[0, j + 1], D[1, j + 1], D[2, j + 1] = 0.0, -mu[i] * y[3 * i] * s, mu[i] * y[3 * i] * c
+    for ic in range(k):                  # A = E G D + diag(dth): the columns of contact ic touch
+        c0 = 3 * ic                      # G's columns c0 .. c0 + 2 only
+        for col in range(off[ic], off[ic + 1]):
+            d0, d1, d2 = D[0, col], D[1, col], D[2, col]
+            for i in range(k):
+                j, r, md = off[i], 3 * i, mode[i]
+                if md == SEPARATED:
+                    continue
+                g0 = G[r, c0] * d0 + G[r, c0 + 1] * d1 + G[r, c0 + 2] * d2
+                if md == STICK:
+                    A[j, col] = g0
+                    A[j + 1, col] = G[r + 1, c0] * d0 + G[r + 1, c0 + 1] * d1 + G[r + 1, c0 + 2] * d2
+                    A[j + 2, col] = G[r + 2, c0] * d0 + G[r + 2, c0 + 1] * d1 + G[r + 2, c0 + 2] * d2
+                else:
+                    A[j, col] = g0
+                    if md == SLIDE:
+                        c, s = math.cos(theta[i]), math.sin(theta[i])
+                        g1 = G[r + 1, c0] * d0 + G[r + 1, c0 + 1] * d1 + G[r + 1, c0 + 2] * d2
+                        g2 = G[r + 2, c0] * d0 + G[r + 2, c0 + 1] * d1 + G[r + 2, c0 + 2] * d2
+                        A[j + 1, col] = g1 * s - g2 * c
+    top = 0.0
+    for j in range(p):
+        A[j, j] += dth[j]
+        top = max(top, abs(A[j, j]))
+    reg = EPS * max(top, 1e-300)
+    for j in range(p):
+        A[j, j] += reg
+
+
+@nb.njit
+def newton(G, b, mu, y, mode, theta, tol, P):
+    """y <- forces solving the equations of the modes from y (as
+    :func:`artidyn.contact.polish.newton`); theta updated. False when Newton's matrix was singular."""
+    off, x, F, dth, A, D, piv, u = P[2], P[3], P[4], P[5], P[6], P[7], P[8], P[9]
+    k = mode.shape[0]
+    p = offsets(mode, off)
+    unknowns(y, mode, theta, off, x)
+    forces(y, mu, mode, theta, x, off)       # on the modes' forces (a slide: on the cone)
     for _ in range(NEWTON):
         mat_vec(G, y, b, u)
-        fmax = 0.0
-        for i in range(k):                   # F and the theta-derivatives of the sliding equations
-            j, r, md = off[i], 3 * i, mode[i]
-            if md == STICK:
-                F[j], F[j + 1], F[j + 2] = u[r], u[r + 1], u[r + 2]
-                dth[j], dth[j + 1], dth[j + 2] = 0.0, 0.0, 0.0
-            elif md == NORMAL or md == SLIDE:
-                F[j], dth[j] = u[r], 0.0
-            if md == SLIDE:
-                c, s = math.cos(theta[i]), math.sin(theta[i])
-                F[j + 1] = u[r + 1] * s - u[r + 2] * c
-                dth[j + 1] = u[r + 1] * c + u[r + 2] * s
-        for j in range(p):
-            fmax = max(fmax, abs(F[j]))
+        fmax = equations(u, mode, theta, off, F, dth)
         if p == 0 or fmax <= 0.01 * tol:
             break
-        for i in range(k):                   # D[0:3, j] = dlam_i/dx_j for the unknowns j of contact i
-            j, md = off[i], mode[i]
-            for col in range(j, off[i + 1]):
-                D[0, col], D[1, col], D[2, col] = 0.0, 0.0, 0.0
-            if md == STICK:
-                D[0, j], D[1, j + 1], D[2, j + 2] = 1.0, 1.0, 1.0
-            elif md == NORMAL:
-                D[0, j] = 1.0
-            elif md == SLIDE:
-                c, s = math.cos(theta[i]), math.sin(theta[i])
-                D[0, j], D[1, j], D[2, j] = 1.0, mu[i] * c, mu[i] * s
-                D[0, j + 1], D[1, j + 1], D[2, j + 1] = 0.0, -mu[i] * y[3 * i] * s, mu[i] * y[3 * i] * c
-        for ic in range(k):                  # A = E G D + diag(dth): the columns of contact ic touch
-            c0 = 3 * ic                      # G's columns c0 .. c0 + 2 only
-            for col in range(off[ic], off[ic + 1]):
-                d0, d1, d2 = D[0, col], D[1, col], D[2, col]
-                for i in range(k):
-                    j, r, md = off[i], 3 * i, mode[i]
-                    if md == SEPARATED:
-                        continue
-                    g0 = G[r, c0] * d0 + G[r, c0 + 1] * d1 + G[r, c0 + 2] * d2
-                    if md == STICK:
-                        A[j, col] = g0
-                        A[j + 1, col] = G[r + 1, c0] * d0 + G[r + 1, c0 + 1] * d1 + G[r + 1, c0 + 2] * d2
-                        A[j + 2, col] = G[r + 2, c0] * d0 + G[r + 2, c0 + 1] * d1 + G[r + 2, c0 + 2] * d2
-                    else:
-                        A[j, col] = g0
-                        if md == SLIDE:
-                            c, s = math.cos(theta[i]), math.sin(theta[i])
-                            g1 = G[r + 1, c0] * d0 + G[r + 1, c0 + 1] * d1 + G[r + 1, c0 + 2] * d2
-                            g2 = G[r + 2, c0] * d0 + G[r + 2, c0 + 1] * d1 + G[r + 2, c0 + 2] * d2
-                            A[j + 1, col] = g1 * s - g2 * c
-        top = 0.0
-        for j in range(p):
-            A[j, j] += dth[j]
-            top = max(top, abs(A[j, j]))
-        reg = EPS * max(top, 1e-300)
-        for j in range(p):
-            A[j, j] += reg
+        matrix(G, mu, y, mode, theta, off, dth, D, A)
         symmetric = True                     # stick and normal modes only: A = D^T G D + reg I
         for i in range(k):
             if mode[i] == SLIDE:
@@ -208,7 +234,7 @@ def newton(G, b, mu, y, mode, theta, tol, P):
         for i in range(k):
             if mode[i] == SLIDE:
                 theta[i] = x[off[i] + 1]
-        _forces(y, mu, mode, theta, x, off)
+        forces(y, mu, mode, theta, x, off)
     return True
 
 

@@ -12,13 +12,14 @@ reference) step for step::
 M is factored along the tree (``U D U^T``, Featherstone, "Rigid Body Dynamics Algorithms",
 sec. 6.5) and W built from ``Y = D^-1/2 U^-1 J^T`` as in :mod:`.constrained`; W is formed only
 when the previous step's impulses (the warm start, bilateral rows' included) do not already solve
-the step (``u = Y (Y^T P) + b`` tested first: a scene at rest skips the O(m^2) matrix); from DOF_ROWS
-rows, the warm start's sticking modes are then solved in the dofs' space (:mod:`.contact_dofs`),
-and the ADMM runs island by island (:mod:`.contact_islands`). Contacts come from
-the closed forms of :mod:`.contact_geometry` (cylinders and meshes: GJK/EPA and manifolds,
-:mod:`.convex`); a pair those cannot settle (two boxes edge to edge, a capsule near a box) returns
-``FALLBACK`` with the step's index, and the caller takes that step on
-the reference route and resumes.
+the step (``u = Y (Y^T P) + b`` tested first: a scene at rest skips the O(m^2) matrix), nor the
+polish on the Delassus matrix of the last step that formed it, with the step's velocities through
+the rows (:mod:`.contact_chord`: a robot standing with a sole's corner sliding); from DOF_ROWS rows, the
+warm start's sticking modes are then solved in the dofs' space (:mod:`.contact_dofs`), and the
+ADMM runs island by island (:mod:`.contact_islands`). Contacts come from the closed forms of
+:mod:`.contact_geometry` (cylinders and meshes: GJK/EPA and manifolds, :mod:`.convex`); a pair
+those cannot settle (two boxes edge to edge, a capsule near a box) returns ``FALLBACK`` with the
+step's index, and the caller takes that step on the reference route and resumes.
 
 The contacts of every step are stored one after the other (``OFF[k]`` .. ``OFF[k + 1]``): bodies
 and key (CI: body_a, body_b, key), CF (cap, 25): point_a (3), point_b (3), frame (9, row-major, columns n, t1,
@@ -35,6 +36,10 @@ from .constrained import bordered_gram, correction, dof_parents, gram, solve_m, 
 from .constrained_sim import rows_state
 from .broadphase import apart, candidates, world_bounds
 from .contact_admm import NOT_PSD, admm
+from .contact_chord import form as chord_form
+from .contact_chord import matches as chord_matches
+from .contact_chord import scratch as chord_scratch
+from .contact_chord import solve as chord_solve
 from .contact_dofs import polish as dofs_polish
 from .contact_jacobian import chain_range, clear_row, ranged_dot, ranged_frame_rows, ranged_y_rows
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
@@ -58,8 +63,10 @@ KEEP_TOL = 1e-6       # m: a contact active at the previous step stays active to
 S_MU, S_E, S_MARGIN, S_THETA, S_GAMMA, S_TOL, S_MAXIT, S_LE, S_SOLVER = 0, 1, 2, 3, 4, 5, 6, 7, 8
 ADMM, PGS = 0.0, 1.0          # ST[S_SOLVER]: the ADMM on the dense Delassus matrix, or Gauss-Seidel on its blocks
 DOF_ROWS = 96                 # from 32 contacts, the stick modes are polished in the dofs' space first (.contact_dofs)
-# info (per run, int): steps done, code, contacts stored, limits stored, solver iterations (sum)
-I_STEP, I_CODE, I_NC, I_NL, I_ITER = 0, 1, 2, 3, 4
+# info (per run, int): steps done, code, contacts stored, limits stored, solver iterations (sum), steps solved on
+# the last dense step's W (.contact_chord)
+I_STEP, I_CODE, I_NC, I_NL, I_ITER, I_CHORD = 0, 1, 2, 3, 4, 5
+INFO = 6
 CFW = 25
 
 
@@ -91,13 +98,13 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     solve; lam_b receives their impulses.
     CC (cap, 10) / CI (cap, 3: body_a, body_b, key) receive the candidates (the active ones
     first, in order), res the solver's residuals; info2[0] <- the number of active contacts, [1]
-    of active limits, [2] solver iterations. ``prev`` (keys, impulses, count of the previous
-    step's contacts, then of its limits; the broad phase's (SEP, LOOK, order, cand): each pair's
-    separating axis (npairs, 5; :func:`.broadphase.apart`), :func:`.broadphase.sweep_table` and
-    room for the candidate pairs) starts the solver; energy (2) <- the kinetic and potential
-    energy at (q, v). A return code."""
+    of active limits, [2] solver iterations, [3] 1 when :mod:`.contact_chord` solved the step.
+    ``prev`` (keys, impulses, count of the previous step's contacts, then of its limits; the broad
+    phase's (SEP, LOOK, order, cand): each pair's separating axis (npairs, 5;
+    :func:`.broadphase.apart`), :func:`.broadphase.sweep_table` and room for the candidate pairs)
+    starts the solver; energy (2) <- the kinetic and potential energy at (q, v). A return code."""
     (M, D, dis, lam_dof, sub, nle, zeros, vfree, tmp, Wsh, T4, Jall, Y, span, Gbuf, lam, bvec, mu, ev, Wk,
-     ldof, lside, lgap, info, Gr, Xb, AB, JR) = S
+     ldof, lside, lgap, info, Gr, Xb, AB, JR, CH) = S
     K, TF, Sc, phib, Gb, dropped, lam_b = CN
     mb = phib.shape[0]
     nv, ns = M.shape[0], SH.shape[0]
@@ -182,7 +189,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
                     return CODE_FULL
                 ldof[nl], lside[nl], lgap[nl] = kv, side, gap
                 nl += 1
-    info2[0], info2[1], info2[2] = na, nl, 0
+    info2[0], info2[1], info2[2], info2[3] = na, nl, 0, 0
     for r in range(6):
         res[r] = 0.0
     mc = 3 * (na + nl)
@@ -249,6 +256,10 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         info2[2] = 0                  # at rest: the previous step's impulses solve this one (admm's own first test)
     elif warm < 0:
         return SOLVER
+    elif mc < DOF_ROWS and chord_matches(CH, CI, na, ldof, lside, nl, False) and \
+            chord_solve(Y[:m], JR, span[:m], bvec[:m], mu[:na + nl], ST[S_TOL], lam[:m], tmp, Wk[3, :m], res, Gb,
+                        dropped, CH):
+        info2[3] = 1                  # polished on the last dense step's W, through the rows (.contact_chord)
     elif mb > 0:
         G = Gbuf[:m * m].reshape((m, m))
         bordered_gram(Y[:m], span[:m], G, mc)
@@ -256,6 +267,9 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
                                info):
             return SOLVER
         info2[2] = info[0]
+        if mc < DOF_ROWS:             # its matrix, for the next steps' polish (.contact_chord)
+            chord_form(Gr[:mc * mc].reshape((mc, mc)), CH)
+            chord_matches(CH, CI, na, ldof, lside, nl, True)
     elif mc >= DOF_ROWS and _plastic(ev, na + nl) and \
             dofs_polish(B, CI, na, ldof, nl, M, lam_dof, D, vfree, Y[:m], mu[:na + nl], ST[S_TOL], lam[:mc], res):
         info2[2] = 0                  # the warm start's stick modes, solved in the dofs' space: no Delassus matrix
@@ -263,11 +277,14 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         status = -1                   # from 32 contacts, island by island when they make several
         if mc >= DOF_ROWS:
             status = island_solve(B, CI, na, ldof, nl, Y[:m], span[:m], bvec[:mc], mu[:na + nl], ST[S_TOL],
-                                  int(ST[S_MAXIT]), lam[:mc], Gbuf, res, info)
+                                  int(ST[S_MAXIT]), lam[:mc], Wk[3, :mc], Gbuf, res, info)
         if status < 0:
             G = Gbuf[:m * m].reshape((m, m))
             gram(Y[:m], span[:m], G)
             status = admm(G, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk, res, info)
+            if mc < DOF_ROWS:
+                chord_form(G, CH)
+                chord_matches(CH, CI, na, ldof, lside, nl, True)
         info2[2] = info[0]
         if status == NOT_PSD:
             return SOLVER
@@ -321,7 +338,7 @@ def scratch(B, cap, m_max, nl_max, ns, mb=0):
             np.zeros((m, 3), np.int64), np.zeros(m * m), np.zeros(m), np.zeros(m), np.zeros(m // 3 + 1),
             np.zeros(m // 3 + 1), np.zeros((7, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
             np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)), np.zeros((ns, 6)),
-            np.zeros((ns_rows, 4), np.int64))
+            np.zeros((ns_rows, 4), np.int64), chord_scratch(min(max(m_max, 3), DOF_ROWS)))
 
 
 IMPACT, LIFT_OFF, SLIP, STICK, LIMIT = 0, 1, 2, 3, 4

@@ -10,8 +10,9 @@ closed loop),
 
     P_b = -W_bb^-1 (b_b + W_bc P_c),
 
-formed through the rows too in the warm test (``W_bc P_c = Y_b (Y_c^T P_c)``), and on W in
-:func:`bilateral_solve`, which then solves the cone problem on ``W_cc - W_cb W_bb^-1 W_bc``.
+formed through the rows too in the warm test (``W_bc P_c = Y_b (Y_c^T P_c)``) and in the chord
+steps of :mod:`.contact_chord`, and on W in :func:`bilateral_solve`, which then solves the cone
+problem on ``W_cc - W_cb W_bb^-1 W_bc``.
 """
 import numba as nb
 import numpy as np
@@ -27,24 +28,37 @@ from .spatial import dot
 def warm_solves(Y, JR, span, b, mu, tol, lam, t, u, res, CN):
     """1 when the warm start lam (projected onto the cones here, as :func:`.contact_admm.admm`
     does first) solves the problem ``u = Y Y^T lam + b`` to ``tol`` (res: its residuals), u formed
-    through the rows Y (``t = Y^T lam`` (nv) on their ranges JR, then ``u = Y t + b`` over their
-    spans, summed as the dense route sums them: a warm start at the tolerance passes or fails alike
-    on both): O(m) for rows on a few bodies, where forming the Delassus matrix costs O(m^2) (a pile
-    of 50 resting cubes: 200 contacts, 600 rows). The last mb rows are bilateral (CN: the
-    constraints, their block's factor Gb and dropped rows): their impulses lam[mc:] are those the
-    contacts' lam[:mc] call for (:func:`bilateral_impulses`), not the warm start's, and their
-    block's factor is left in Gb for :func:`bilateral_solve`. Returns 1 (solved), 0 (not), -1
-    (the bilateral block is not finite: the step fails)."""
+    through the rows Y (:func:`through_rows`): O(m) for rows on a few bodies, where forming the
+    Delassus matrix costs O(m^2) (a pile of 50 resting cubes: 200 contacts, 600 rows). The last mb
+    rows are bilateral (CN: the constraints, their block's factor Gb and dropped rows): their
+    impulses lam[mc:] are those the contacts' lam[:mc] call for, not the warm start's, and their
+    block's factor is left in Gb for :func:`bilateral_solve` and :mod:`.contact_chord`. Returns 1
+    (solved), 0 (not), -1 (the bilateral block is not finite: the step fails)."""
     m, mb = b.shape[0], CN[4].shape[0]
-    mc = m - mb
     project_cones(lam, mu)
+    if mb > 0:
+        gram(Y[m - mb:], span[m - mb:], CN[4])     # W_bb, each entry summed as the dense route sums it
+        if cholesky(CN[4], np.bool_(False), CN[5]) < 0:
+            return -1
+    return 1 if through_rows(Y, JR, span, b, mu, tol, lam, t, u, res, CN[4], CN[5]) else 0
+
+
+@nb.njit
+def through_rows(Y, JR, span, b, mu, tol, lam, t, u, res, Gb, dropped):
+    """u <- ``Y Y^T lam + b`` formed through the rows (``t = Y^T lam`` (nv) on their ranges JR,
+    then ``u = Y t + b`` over their spans, summed as the dense route sums them: a solution at the
+    tolerance passes or fails alike on both), the last mb = len(Gb) rows' impulses lam[mc:] first
+    set to those the contacts' lam[:mc] call for (:func:`bilateral_impulses`; Gb: W_bb's factor);
+    res <- the residuals, the bilateral rows' |u| in res[0]. True when they are within tol."""
+    m, mb = b.shape[0], Gb.shape[0]
+    mc = m - mb
     for k in range(t.shape[0]):
         t[k] = 0.0
     for r in range(mc):
         if lam[r] != 0.0:
             ranged_add(Y, r, JR, lam[r], t)
-    if mb > 0 and not bilateral_impulses(Y, JR, span, b, lam, t, CN[4], CN[5]):
-        return -1
+    if mb > 0:
+        bilateral_impulses(Y, JR, span, b, lam, t, Gb, dropped)
     for r in range(m):                # (over the row's span, as the dense route sums it: the same bits)
         lo = span[r, 0]
         u[r] = b[r] + dot(Y[r, lo:], t[lo:], span[r, 1] - lo)
@@ -52,27 +66,22 @@ def warm_solves(Y, JR, span, b, mu, tol, lam, t, u, res, CN):
     for r in range(mc, m):
         res[0] = max(res[0], abs(u[r]))
     res[5] = max(res[5], res[0])
-    return 1 if converged(res, tol) else 0
+    return converged(res, tol)
 
 
 @nb.njit
 def bilateral_impulses(Y, JR, span, b, lam, t, Gb, dropped):
     """lam[mc:] <- the bilateral rows' impulses ``-W_bb^-1 (b_b + Y_b t)`` for t = Y_c^T lam_c, and
-    t += Y_b^T lam_b (mb = Gb's rows; dependent rows dropped: zero impulse). False when W_bb is
-    not finite."""
+    t += Y_b^T lam_b (mb = Gb's rows, W_bb's factor; dependent rows dropped: zero impulse)."""
     m, mb = b.shape[0], Gb.shape[0]
     mc = m - mb
-    gram(Y[mc:], span[mc:], Gb)       # W_bb, each entry summed as the dense route sums it
     for r in range(mb):
         r0, r1 = span[mc + r, 0], span[mc + r, 1]
         lam[mc + r] = -b[mc + r] - dot(Y[mc + r, r0:], t[r0:], r1 - r0)
-    if cholesky(Gb, np.bool_(False), dropped) < 0:
-        return False
     cholesky_solve(Gb, dropped, lam[mc:])
     for r in range(mb):
         if lam[mc + r] != 0.0:
             ranged_add(Y, mc + r, JR, lam[mc + r], t)
-    return True
 
 
 @nb.njit

@@ -31,8 +31,8 @@ from .constrained import scratch as c_scratch
 from .constrained_sim import on_manifold, project
 from .broadphase import sweep_table
 from .contact_jacobian import _frame, ranged_dot
-from .contact_sim import (BAD_INPUT, CODE_FALLBACK, CODE_FULL, CFW, I_CODE, I_ITER, I_NC, I_NL, I_STEP, NONFINITE,
-                          OK, S_MARGIN, S_THETA, scratch, step)
+from .contact_sim import (BAD_INPUT, CODE_FALLBACK, CODE_FULL, CFW, I_CHORD, I_CODE, I_ITER, I_NC, I_NL, I_STEP,
+                          NONFINITE, OK, S_MARGIN, S_THETA, scratch, step)
 from .pack import IQ, IV
 from .rnea import rnea_state
 from .slots import CI_CTRL, CI_FEXT, CI_TAU, G_ACT, G_KD, NONE, PD, W_ROWS
@@ -165,7 +165,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
         room = min(cap, max(room, OFF[k0] - OFF[k0 - 1]))
     S, CC, CI = _room(B, room, nl_max, SH.shape[0], mb)
     res = np.zeros(6)
-    info2 = np.zeros(3, np.int64)
+    info2 = np.zeros(4, np.int64)
     qn, vn, q, v = np.zeros(nq), np.zeros(nv), out_q[k0].copy(), out_v[k0].copy()
     tau, vm, z, g0, g1 = np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv), np.zeros(nv)
     W = np.zeros((W_ROWS, max(nq, nv, 1)))
@@ -280,6 +280,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
         residual[k] = res[5]
         iters[k] = info2[2]
         info[I_ITER] += info2[2]
+        info[I_CHORD] += info2[3]
         for r in range(mb):
             lam_out[k, r] = lam_b[r] / h
         lam, J, JR = S[15], S[11], S[27]

@@ -368,7 +368,8 @@ def _compiled(model, scene, q, v, t, h, s, constraints):
             events.append(ContactEvent(float(t[k]), label, names[a], names[b]))
     result = _result(model, t, out["q"], out["v"], out["a"], out["tau"], out["energy"], h, wall,
                      {"accepted_steps": t.size - 1, "max_solver_residual": float(out["residual"].max(initial=0.0)),
-                      "solver_iterations": int(out["iterations"].sum()), "reference_steps": out["fallback"]},
+                      "solver_iterations": int(out["iterations"].sum()), "reference_steps": out["fallback"],
+                      "chord_steps": out["chord_steps"]},
                      "compiled")
     result.contacts, result.contact_forces, result.events = out["contacts"], out["forces"], events
     result.contact_body_names = list(model.body_names)

@@ -124,7 +124,7 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
     Forces, Energy_ = np.zeros((1, S, model.nb + 1, 3)), np.zeros((1, S, 3))
     Residual, Iters = np.zeros((1, S)), np.zeros((1, S), dtype=np.int64)
     Lam, Drift = np.zeros((1, S, P.mb)), np.zeros((1, S, 2))
-    Info, FS, Bal = np.zeros((1, 5), dtype=np.int64), np.zeros((1, model.nb + 1, 6)), np.zeros((1, 4))
+    Info, FS, Bal = np.zeros((1, K.INFO), dtype=np.int64), np.zeros((1, model.nb + 1, 6)), np.zeros((1, 4))
     out_q, out_v, out_a, out_tau, forces, energy = Out_q[0], Out_v[0], Out_a[0], Out_tau[0], Forces[0], Energy_[0]
     residual, iters, lam, drift, info, Fs = Residual[0], Iters[0], Lam[0], Drift[0], Info[0], FS[0]
     OFF, LOFF = np.zeros(S + 1, dtype=np.int64), np.zeros(S + 1, dtype=np.int64)
@@ -195,7 +195,8 @@ def run_compiled(model, scene, q, v, h, nsteps, s, constraints):
               for k in range(S)] if nl else None
     events = K.contact_events(OFF, CI, CF, LOFF, LI, LF, S, model.nb + 1, any_friction(model, s), SLIP_TOL)
     out = _outputs(out_q, out_v, out_a, out_tau, energy, forces, residual, iters, lam, drift, S)
-    out.update(contacts=ContactLog(OFF, CI, CF), limits=limits, events=events.tolist(), fallback=fallback)
+    out.update(contacts=ContactLog(OFF, CI, CF), limits=limits, events=events.tolist(), fallback=fallback,
+               chord_steps=int(info[K.I_CHORD]))
     return out
 
 
@@ -322,7 +323,7 @@ def run_rollout(model, scene, Q, V, h, nsteps):
     forces, energy = np.zeros((N, S, model.nb + 1, 3)), np.zeros((N, S, 3))
     residual, iters = np.zeros((N, S)), np.zeros((N, S), dtype=np.int64)
     lam, drift = np.zeros((N, S, P.mb)), np.zeros((N, S, 2))
-    info = np.zeros((N, 5), dtype=np.int64)
+    info = np.zeros((N, K.INFO), dtype=np.int64)
     out_q[:, 0], out_v[:, 0] = Q, V
     c = inp
     log = (np.zeros(1, np.int64), np.zeros((1, 3), np.int64), np.zeros((1, K.CFW)), np.zeros(1, np.int64),

@@ -1,0 +1,148 @@
+"""The contact step's solve with the Delassus matrix held: the step solved on the Delassus matrix
+W of the last step that formed it, with the step's own velocities evaluated through the rows.
+
+A robot standing on its feet keeps its contacts' modes from step to step: the same contacts
+stick, and the same one slides along its cone's edge. When one slides, the warm start (the
+previous step's impulses) does not solve the step to the tolerance, and the dense route forms
+W (O(m^2 nv); with bilateral rows, its Schur complement too) only for the polish
+(:mod:`.contact_polish`) to find the same modes again. Here the polish runs without forming W:
+the modes guessed from the warm start, their equations ``F(x) = 0``
+(:func:`.contact_polish.equations`: a stick's u = 0, a slide's u_n = 0 and u_t on its force's
+line) solved by Newton's method, the modes the result contradicts changed, with
+
+- F evaluated exactly, through the rows (``u = Y Y^T P + b``, the bilateral rows' impulses
+  eliminated: :func:`.contact_warm.through_rows`), O(m nv) an iteration;
+- Newton's matrix formed on W_0, the matrix the dense route last solved (a chord method in W:
+  Ortega & Rheinboldt, "Iterative Solution of Nonlinear Equations in Several Variables",
+  sec. 7.1), on the iterate's own modes, angles and normal forces, so a slide's angle, ill
+  determined when it barely slides, converges as in the polish.
+
+W moves little in a step, so each iteration still divides F by about a thousand. The result is
+kept only when the problem's residuals are within the tolerance, the same test as the warm
+start's and the polish's; else the dense route runs, from the warm start, and leaves its W here.
+
+CH (:func:`scratch`): W_0, Newton's matrix and its interchanges, the modes and angles, the
+unknowns' offsets, x, F, the theta-derivatives, the forces' derivatives (3, n), the keys of the
+contacts and limits of W_0's rows, the warm start's copy, meta: [formed, W_0's contacts and
+limits], the places of the step's contacts and limits among W_0's, and W_0 on them.
+"""
+import numba as nb
+import numpy as np
+
+from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
+from .contact_polish import (NEWTON, ROUNDS, SLIDE, correct, equations, forces, lu_solve, matrix, modes, offsets,
+                             unknowns)
+from .contact_warm import through_rows
+
+M_FORMED, M_ROWS = 0, 1
+
+
+@nb.njit
+def scratch(n):
+    """CH for problems of up to n rows of contacts and limits (n // 3 of them)."""
+    k = n // 3
+    return (np.zeros((n, n)), np.zeros((n, n)), np.zeros(n, np.int64), np.zeros(k, np.int64), np.zeros(k),
+            np.zeros(k + 1, np.int64), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros((3, n)), np.zeros(k, np.int64),
+            np.zeros(n), np.zeros(2, np.int64), np.zeros(k, np.int64), np.zeros((n, n)))
+
+
+@nb.njit
+def form(G, CH):
+    """CH's W_0 <- G (mc x mc: W, or its Schur complement when bilateral rows were eliminated, as
+    the dense route solved it). The keys are the caller's to set (:func:`matches`)."""
+    W0, meta = CH[0], CH[12]
+    mc = G.shape[0]
+    meta[M_FORMED] = 0
+    if mc > W0.shape[0]:
+        return
+    for i in range(mc):
+        for j in range(mc):
+            W0[i, j] = G[i, j]
+    meta[M_FORMED] = 1
+
+
+@nb.njit
+def matches(CH, CI, na, ldof, lside, nl, store):
+    """True when W_0 has a row of each of these contacts (keys CI[:, 2]) and limits (dof, side):
+    then CH's idx <- their rows' places in W_0 (W on a subset of W_0's rows is W_0's entries on
+    them, and so is the Schur complement: a limit that let go, a corner that lifted, keep it).
+    ``store``: record them as W_0's rows (after :func:`form`) and return True."""
+    keys, meta, idx = CH[10], CH[12], CH[13]
+    if na + nl > keys.shape[0] or not (store or meta[M_FORMED] == 1):
+        return False
+    n0 = meta[M_ROWS]
+    for c in range(na + nl):          # a limit's key: negative, apart from the contacts'
+        key = CI[c, 2] if c < na else -1 - 2 * ldof[c - na] - (1 if lside[c - na] > 0 else 0)
+        if store:
+            keys[c] = key
+            continue
+        j = c if c < n0 and keys[c] == key else -1         # the same order, mostly
+        if j < 0:
+            for i in range(n0):
+                if keys[i] == key:
+                    j = i
+                    break
+        if j < 0:
+            return False
+        idx[c] = j
+    if store:
+        meta[M_ROWS] = na + nl
+    return True
+
+
+@nb.njit
+def solve(Y, JR, span, b, mu, tol, lam, t, u, res, Gb, dropped, CH):
+    """lam (the warm start, projected; its last mb = len(Gb) rows bilateral) <- the step's
+    solution by the polish on W_0 with the velocities through the rows, u (in: the warm start's,
+    from :func:`.contact_warm.warm_solves`) and res its velocities and residuals; True when they
+    are within tol. Else lam is the warm start again, for the dense route."""
+    W0, A, piv, mode, theta, off, x, F, dth, D, keys, L0, meta, idx, Gk = CH
+    k = mu.shape[0]
+    mc = 3 * k
+    G = Gk[:mc, :mc]
+    for i in range(k):                # W_0 on the rows of this step's contacts and limits
+        for j in range(k):
+            for a in range(3):
+                for c in range(3):
+                    G[3 * i + a, 3 * j + c] = W0[3 * idx[i] + a, 3 * idx[j] + c]
+    md, th, of = mode[:k], theta[:k], off[:k + 1]
+    for r in range(mc):
+        L0[r] = lam[r]
+    modes(lam, mu, md, th)
+    solved = False
+    for rnd in range(ROUNDS):
+        p = offsets(md, of)
+        unknowns(lam, md, th, of, x)
+        forces(lam, mu, md, th, x, of)
+        moved, top = 0.0, 0.0
+        for r in range(mc):
+            moved, top = max(moved, abs(lam[r] - L0[r])), max(top, abs(L0[r]))
+        known = rnd == 0 and moved <= 1e-13 * top     # u: the warm test's, at the same forces to round-off
+        last = np.inf
+        for _ in range(NEWTON):
+            if known:
+                known = False
+            elif through_rows(Y, JR, span, b, mu, tol, lam, t, u, res, Gb, dropped):
+                return True
+            fmax = equations(u, md, th, of, F, dth)
+            if not fmax < 0.5 * last:         # not converging (or NaN): the dense route
+                break
+            last = fmax
+            if fmax <= 0.01 * tol:            # solved on modes that the residuals reject
+                solved = True
+                break
+            matrix(G, mu, lam, md, th, of, dth, D, A)
+            if not lu_solve(A[:p, :p], F[:p], piv):
+                break
+            for j in range(p):
+                x[j] -= F[j]
+            for i in range(k):
+                if md[i] == SLIDE:
+                    th[i] = x[of[i] + 1]
+            forces(lam, mu, md, th, x, of)
+        if not (solved and correct(lam, u, mu, md, th, tol)):
+            break
+        solved = False
+    for r in range(mc):
+        lam[r] = L0[r]
+    return False
