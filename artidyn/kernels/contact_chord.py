@@ -30,7 +30,7 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .contact_polish import (NEWTON, ROUNDS, SLIDE, correct, equations, forces, lu_solve, matrix, modes, offsets,
+from .contact_polish import (NEWTON, ROUNDS, advance, correct, equations, forces, lu_solve, matrix, modes, offsets,
                              unknowns)
 from .contact_warm import through_rows
 
@@ -134,12 +134,7 @@ def solve(Y, JR, span, b, mu, tol, lam, t, u, res, Gb, dropped, CH):
             matrix(G, mu, lam, md, th, of, dth, D, A)
             if not lu_solve(A[:p, :p], F[:p], piv):
                 break
-            for j in range(p):
-                x[j] -= F[j]
-            for i in range(k):
-                if md[i] == SLIDE:
-                    th[i] = x[of[i] + 1]
-            forces(lam, mu, md, th, x, of)
+            advance(lam, mu, md, th, of, x, F)
         if not (solved and correct(lam, u, mu, md, th, tol)):
             break
         solved = False

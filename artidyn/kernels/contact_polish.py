@@ -229,13 +229,19 @@ def newton(G, b, mu, y, mode, theta, tol, P):
             chol_solve(A, p, F)
         elif not lu_solve(A[:p, :p], F[:p], piv):
             return False
-        for j in range(p):
-            x[j] -= F[j]
-        for i in range(k):
-            if mode[i] == SLIDE:
-                theta[i] = x[off[i] + 1]
-        forces(y, mu, mode, theta, x, off)
+        advance(y, mu, mode, theta, off, x, F)
     return True
+
+
+@nb.njit
+def advance(y, mu, mode, theta, off, x, dx):
+    """Newton's step: x <- x - dx, the slides' angles and the forces y from it."""
+    for j in range(off[mode.shape[0]]):
+        x[j] -= dx[j]
+    for i in range(mode.shape[0]):
+        if mode[i] == SLIDE:
+            theta[i] = x[off[i] + 1]
+    forces(y, mu, mode, theta, x, off)
 
 
 @nb.njit

@@ -145,7 +145,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
                     Wsh[s, r, c] = PL[s, r, c]
         else:
             frame_state(B, body, PL[s], Wsh[s])
-    world_bounds(SH, Wsh, AB)             # the broad phase: pairs whose boxes overlap go on,
+    world_bounds(SH, Wsh, AB)                   # the broad phase: pairs whose boxes overlap go on,
     SEP, LOOK, order, cand = prev[5]            # unless the axis that separated them still does
     kc = 0
     for t in range(candidates(SH, AB, margin, PAIRS, LOOK, order, cand)):
