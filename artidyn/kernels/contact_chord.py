@@ -20,6 +20,8 @@ line) solved by Newton's method, the modes the result contradicts changed, with
 W moves little in a step, so each iteration still divides F by about a thousand. The result is
 kept only when the problem's residuals are within the tolerance, the same test as the warm
 start's and the polish's; else the dense route runs, from the warm start, and leaves its W here.
+A problem of fewer than 6 contacts and limits without bilateral rows forms its own W: it costs
+less there than this polish's evaluations (:func:`worth`).
 
 CH (:func:`scratch`): W_0, Newton's matrix and its interchanges, the modes and angles, the
 unknowns' offsets, x, F, the theta-derivatives, the forces' derivatives (3, n), the keys of the
@@ -35,6 +37,15 @@ from .contact_polish import (NEWTON, ROUNDS, advance, correct, equations, forces
 from .contact_warm import through_rows
 
 M_FORMED, M_ROWS = 0, 1
+FROM_ROWS = 18                # from 6 contacts and limits, or with bilateral rows: below, without them, forming
+                              # W (solo12 on its four feet: 12 x 12) costs less than this polish's evaluations
+
+
+@nb.njit
+def worth(mc, mb):
+    """True when a problem of mc rows of contacts and limits and mb bilateral rows is solved here
+    first (and its W held for the next steps) rather than on its own W."""
+    return mb > 0 or mc >= FROM_ROWS
 
 
 @nb.njit

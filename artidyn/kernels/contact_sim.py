@@ -14,7 +14,8 @@ sec. 6.5) and W built from ``Y = D^-1/2 U^-1 J^T`` as in :mod:`.constrained`; W 
 when the previous step's impulses (the warm start, bilateral rows' included) do not already solve
 the step (``u = Y (Y^T P) + b`` tested first: a scene at rest skips the O(m^2) matrix), nor the
 polish on the Delassus matrix of the last step that formed it, with the step's velocities through
-the rows (:mod:`.contact_chord`: a robot standing with a sole's corner sliding); from DOF_ROWS rows, the
+the rows (:mod:`.contact_chord`, from 6 contacts or with bilateral rows: a robot standing with a
+sole's corner sliding); from DOF_ROWS rows, the
 warm start's sticking modes are then solved in the dofs' space (:mod:`.contact_dofs`), and the
 ADMM runs island by island (:mod:`.contact_islands`). Contacts come from the closed forms of
 :mod:`.contact_geometry` (cylinders and meshes: GJK/EPA and manifolds, :mod:`.convex`); a pair
@@ -40,6 +41,7 @@ from .contact_chord import form as chord_form
 from .contact_chord import matches as chord_matches
 from .contact_chord import scratch as chord_scratch
 from .contact_chord import solve as chord_solve
+from .contact_chord import worth as chord_worth
 from .contact_dofs import polish as dofs_polish
 from .contact_jacobian import chain_range, clear_row, ranged_dot, ranged_frame_rows, ranged_y_rows
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
@@ -256,7 +258,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         info2[2] = 0                  # at rest: the previous step's impulses solve this one (admm's own first test)
     elif warm < 0:
         return SOLVER
-    elif mc < DOF_ROWS and chord_matches(CH, CI, na, ldof, lside, nl, False) and \
+    elif mc < DOF_ROWS and chord_worth(mc, mb) and chord_matches(CH, CI, na, ldof, lside, nl, False) and \
             chord_solve(Y[:m], JR, span[:m], bvec[:m], mu[:na + nl], ST[S_TOL], lam[:m], tmp, Wk[3, :m], res, Gb,
                         dropped, CH):
         info2[3] = 1                  # polished on the last dense step's W, through the rows (.contact_chord)
@@ -267,7 +269,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
                                info):
             return SOLVER
         info2[2] = info[0]
-        if mc < DOF_ROWS:             # its matrix, for the next steps' polish (.contact_chord)
+        if mc < DOF_ROWS:             # its matrix, for the next steps' polish (.contact_chord; mb > 0: worth it)
             chord_form(Gr[:mc * mc].reshape((mc, mc)), CH)
             chord_matches(CH, CI, na, ldof, lside, nl, True)
     elif mc >= DOF_ROWS and _plastic(ev, na + nl) and \
@@ -282,7 +284,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             G = Gbuf[:m * m].reshape((m, m))
             gram(Y[:m], span[:m], G)
             status = admm(G, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk, res, info)
-            if mc < DOF_ROWS:
+            if mc < DOF_ROWS and chord_worth(mc, mb):
                 chord_form(G, CH)
                 chord_matches(CH, CI, na, ldof, lside, nl, True)
         info2[2] = info[0]
