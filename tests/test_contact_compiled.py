@@ -38,6 +38,10 @@ def assert_same(c, r, atol=1e-9):
         # where the split among the contacts of a pair of bodies is statically indeterminate (two
         # points of a face sticking: an internal force along the line between them), the solvers
         # may split it differently: then the resultant force and moment of each pair must agree
+        for name in ("u_before", "u_after"):       # the contacts' relative velocities, world axes
+            np.testing.assert_allclose(np.einsum("kij,kj->ki", x.frames, getattr(x, name)),
+                                       np.einsum("kij,kj->ki", y.frames, getattr(y, name)), atol=1e3 * atol,
+                                       err_msg=f"{name}, step {k}")
         a, b = np.einsum("kij,kj->ki", x.frames, x.impulse), np.einsum("kij,kj->ki", y.frames, y.impulse)
         if not np.allclose(a, b, atol=1e3 * atol, rtol=0):
             for pair in set(zip(x.body_a.tolist(), x.body_b.tolist())):

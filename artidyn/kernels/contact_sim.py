@@ -10,9 +10,13 @@ reference) step for step::
     v_k+1 = v_free + M^-1 J^T P,   q_k+1 = q_k (+) h (theta v_k+1 + (1 - theta) v_k)
 
 M is factored along the tree (``U D U^T``, Featherstone, "Rigid Body Dynamics Algorithms",
-sec. 6.5) and W built from ``Y = D^-1/2 U^-1 J^T`` as in :mod:`.constrained`; W is formed only
-when the previous step's impulses (the warm start, bilateral rows' included) do not already solve
-the step (``u = Y (Y^T P) + b`` tested first: a scene at rest skips the O(m^2) matrix), nor the
+sec. 6.5). The contacts' velocities (u_n for the active set, b) come from the bodies' twists, and
+the warm start (the previous step's impulses) is first tested without any row: ``J^T P`` by the
+bodies' wrenches, ``u = J M^-1 J^T P + b`` by the twists at ``M^-1 J^T P``
+(:func:`.contact_warm.without_rows`; no bilateral rows): a scene at rest forms neither J nor W.
+Otherwise J's rows are formed, and W from ``Y = D^-1/2 U^-1 J^T`` as in :mod:`.constrained`, only
+when the warm start (bilateral rows' included) does not solve the step through the rows
+(``u = Y (Y^T P) + b``), nor the
 polish on the Delassus matrix of the last step that formed it, with the step's velocities through
 the rows (:mod:`.contact_chord`, from 6 contacts or with bilateral rows: a robot standing with a
 sole's corner sliding); from DOF_ROWS rows, the
@@ -43,12 +47,13 @@ from .contact_chord import scratch as chord_scratch
 from .contact_chord import solve as chord_solve
 from .contact_chord import worth as chord_worth
 from .contact_dofs import polish as dofs_polish
-from .contact_jacobian import chain_range, clear_row, ranged_dot, ranged_frame_rows, ranged_y_rows
+from .contact_jacobian import (chain_range, clear_rows, contact_velocity, normal_velocity, ranged_dot,
+                               ranged_frame_rows, ranged_y_rows, twists)
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .contact_islands import solve as island_solve
 from .contact_nsgs import blocks, nsgs
 from .contact_rows import SE, SMU
-from .contact_warm import bilateral_solve, warm_solves
+from .contact_warm import bilateral_solve, warm_solves, without_rows
 from .crba import crba_bodies, crba_entries
 from .energy import energy_after_dynamics
 from .kinematics import frame_state
@@ -106,7 +111,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     :func:`.broadphase.apart`), :func:`.broadphase.sweep_table` and room for the candidate pairs)
     starts the solver; energy (2) <- the kinetic and potential energy at (q, v). A return code."""
     (M, D, dis, lam_dof, sub, nle, zeros, vfree, tmp, Wsh, T4, Jall, Y, span, Gbuf, lam, bvec, mu, ev, Wk,
-     ldof, lside, lgap, info, Gr, Xb, AB, JR, CH) = S
+     ldof, lside, lgap, info, Gr, Xb, AB, JR, CH, TW) = S
     K, TF, Sc, phib, Gb, dropped, lam_b = CN
     mb = phib.shape[0]
     nv, ns = M.shape[0], SH.shape[0]
@@ -163,13 +168,14 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         for c in range(kc, k1):      # the key: as artidyn.contact.moreau_jean.contact_keys
             CI[c, 0], CI[c, 1], CI[c, 2] = int(SH[a, SB]), int(SH[b, SB]), (a * ns + b) * 64 + (c - kc)
         kc = k1
-    # rows of every candidate (n, t1, t2), u_before, and the active set (compacted in place)
+    # the active set (compacted in place), by u_n before the step; the contacts' velocities from the
+    # bodies' twists (TW[0] at v_k, TW[1] at v_free, the loop's TW[2] at v_k+1), their rows formed below
     na = 0
     PK, pcount = prev[0], prev[4]
+    if kc > 0:
+        twists(B, v, TW[0])
     for c in range(kc):
-        r0 = 3 * na
-        ranged_frame_rows(B, CC, CI, c, Jall, Y, r0, T4, JR)
-        un = ranged_dot(Jall, r0, JR, v)
+        un = normal_velocity(B, CC, CI, c, TW[0])
         gp = CC[c, 0] + ST[S_GAMMA] * h * un
         if ACTIVE_TOL < gp <= KEEP_TOL and _seen(PK, pcount[0], CI[c, 2], c) >= 0:
             gp = 0.0                            # the previous step's contact stays (hysteresis)
@@ -205,7 +211,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             for k in range(nv):
                 if Jb[r, k] != 0.0:
                     hi = k + 1
-            clear_row(Jall, Y, mc + r, JR, 0, hi, 0, 0)
+            clear_rows(Jall, Y, mc + r, 1, JR, 0, hi, 0, 0)
             for k in range(hi):
                 Jall[mc + r, k] = Jb[r, k]
     if m == 0:
@@ -214,28 +220,25 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             tmp[k] = h * (ST[S_THETA] * vfree[k] + (1.0 - ST[S_THETA]) * v[k])
         integrate_q(B, q, tmp, 1.0, out_q)
         return OK
-    for l in range(nl):
-        r0 = 3 * (na + l)
-        lo, hi = nv, 0                # the range: the chain of the dof's joint
-        for i in range(1, B.shape[0]):
-            if B[i, IV] <= ldof[l] < B[i, IV] + B[i, NVJ]:
-                lo, hi = chain_range(B, i, lo, hi)
-        for r in range(r0, r0 + 3):
-            clear_row(Jall, Y, r, JR, lo, hi, 0, 0)
-        Jall[r0, ldof[l]] = lside[l]
     J = Jall[:m]
     pgs = ST[S_SOLVER] == PGS and mb == 0
-    ranged_y_rows(M, lam_dof, J, JR, dis, Y[:m], span[:m])       # W = Y Y^T formed below, when needed
     for c in range(na + nl):
         if c < na:            # the pair's laws: as artidyn.contact.moreau_jean.contact_laws
             mu[c], ev[c] = _laws(SH, ST, CI[c, 2] // 64, ns)
         else:
             mu[c], ev[c] = 0.0, ST[S_LE]
+    if na > 0:
+        twists(B, vfree, TW[1])
+    for c in range(na):               # b = J v_free + e u_n,k (normal rows)
+        bvec[3 * c], bvec[3 * c + 1], bvec[3 * c + 2] = contact_velocity(B, CC, CI, c, TW[1])
+        if ev[c] != 0.0:
+            bvec[3 * c] += ev[c] * normal_velocity(B, CC, CI, c, TW[0])
+    for l in range(nl):               # the limits' rows: side e_dof
+        r = 3 * (na + l)
+        bvec[r], bvec[r + 1], bvec[r + 2] = lside[l] * vfree[ldof[l]] + ev[na + l] * lside[l] * v[ldof[l]], 0.0, 0.0
+    for r in range(mc, m):            # the bilateral rows'
+        bvec[r] = ranged_dot(J, r, JR, vfree)
     for r in range(m):
-        x, y = ranged_dot(J, r, JR, vfree), ranged_dot(J, r, JR, v)
-        bvec[r] = x
-        if r < mc and r % 3 == 0:
-            bvec[r] += ev[r // 3] * y
         lam[r] = 0.0
     PK, PP, LK, LP, pcount = prev[0], prev[1], prev[2], prev[3], prev[4]
     for c in range(na):               # warm start: the same contacts' impulses in the previous step
@@ -248,6 +251,24 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             if LK[j] == key:
                 lam[3 * (na + l)] = LP[j]
                 break
+    if not pgs and mb == 0 and without_rows(B, CC, CI, na, ldof, lside, nl, M, sub, D, bvec[:m], mu[:na + nl],
+                                            ST[S_TOL], lam[:m], tmp, TW, Wk[3, :m], res):
+        for k in range(nv):           # at rest: the warm start solves the step, tmp = M^-1 J^T P (no row formed)
+            out_v[k] = vfree[k] + tmp[k]
+            tmp[k] = h * (ST[S_THETA] * out_v[k] + (1.0 - ST[S_THETA]) * v[k])
+        integrate_q(B, q, tmp, 1.0, out_q)
+        return OK
+    for c in range(na):               # the rows (n, t1, t2) of the contacts, then of the limits
+        ranged_frame_rows(B, CC, CI, c, Jall, Y, 3 * c, T4, JR)
+    for l in range(nl):
+        r0 = 3 * (na + l)
+        lo, hi = nv, 0                # the range: the chain of the dof's joint
+        for i in range(1, B.shape[0]):
+            if B[i, IV] <= ldof[l] < B[i, IV] + B[i, NVJ]:
+                lo, hi = chain_range(B, i, lo, hi)
+        clear_rows(Jall, Y, r0, 3, JR, lo, hi, 0, 0)
+        Jall[r0, ldof[l]] = lside[l]
+    ranged_y_rows(M, lam_dof, J, JR, dis, Y[:m], span[:m])       # W = Y Y^T formed below, when needed
     warm = 0 if pgs else warm_solves(Y[:m], JR, span[:m], bvec[:m], mu[:na + nl], ST[S_TOL], lam[:m], tmp,
                                       Wk[3, :m], res, CN)
     if pgs:
@@ -340,7 +361,8 @@ def scratch(B, cap, m_max, nl_max, ns, mb=0):
             np.zeros((m, 3), np.int64), np.zeros(m * m), np.zeros(m), np.zeros(m), np.zeros(m // 3 + 1),
             np.zeros(m // 3 + 1), np.zeros((7, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
             np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)), np.zeros((ns, 6)),
-            np.zeros((ns_rows, 4), np.int64), chord_scratch(min(max(m_max, 3), DOF_ROWS)))
+            np.zeros((ns_rows, 4), np.int64), chord_scratch(min(max(m_max, 3), DOF_ROWS)),
+            np.zeros((4, B.shape[0], 6)))
 
 
 IMPACT, LIFT_OFF, SLIP, STICK, LIMIT = 0, 1, 2, 3, 4

@@ -18,10 +18,33 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .constrained import cholesky, cholesky_solve, gram
+from .constrained import cholesky, cholesky_solve, gram, solve_m
 from .contact_admm import NOT_PSD, admm, converged, project_cones, residuals
-from .contact_jacobian import ranged_add
+from .contact_jacobian import contact_velocity, generalized_forces, ranged_add, twists
 from .spatial import dot
+
+
+@nb.njit
+def without_rows(B, CC, CI, na, ldof, lside, nl, M, sub, D, b, mu, tol, lam, x, TW, u, res):
+    """The warm test of :func:`warm_solves` before any row is formed, for contacts and limits (no
+    bilateral rows): lam projected onto the cones, ``x = M^-1 J^T lam`` (J^T lam by the bodies'
+    wrenches, :func:`.contact_jacobian.generalized_forces`; M factored), ``u = J x + b`` from the
+    bodies' twists at x (TW[2]; TW[3] the wrenches). O(nb + contacts): a scene at rest forms
+    neither J nor Y. True when the residuals (res) are within tol; then v_k+1 = v_free + x."""
+    project_cones(lam, mu)
+    generalized_forces(B, CC, CI, na, lam, TW[3], x)
+    for l in range(nl):               # a limit's row: side e_dof
+        x[ldof[l]] += lside[l] * lam[3 * (na + l)]
+    solve_m(M, sub, D, x)
+    twists(B, x, TW[2])
+    for c in range(na):
+        u0, u1, u2 = contact_velocity(B, CC, CI, c, TW[2])
+        u[3 * c], u[3 * c + 1], u[3 * c + 2] = b[3 * c] + u0, b[3 * c + 1] + u1, b[3 * c + 2] + u2
+    for l in range(nl):
+        r = 3 * (na + l)
+        u[r], u[r + 1], u[r + 2] = b[r] + lside[l] * x[ldof[l]], b[r + 1], b[r + 2]
+    residuals(lam, u, mu, res)
+    return converged(res, tol)
 
 
 @nb.njit

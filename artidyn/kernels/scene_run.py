@@ -30,7 +30,7 @@ from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import scratch as c_scratch
 from .constrained_sim import on_manifold, project
 from .broadphase import sweep_table
-from .contact_jacobian import _frame, ranged_dot
+from .contact_jacobian import _frame, contact_velocity, twists
 from .contact_sim import (BAD_INPUT, CODE_FALLBACK, CODE_FULL, CFW, I_CHORD, I_CODE, I_ITER, I_NC, I_NL, I_STEP,
                           NONFINITE, OK, S_MARGIN, S_THETA, scratch, step)
 from .pack import IQ, IV
@@ -283,12 +283,14 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
         info[I_CHORD] += info2[3]
         for r in range(mb):
             lam_out[k, r] = lam_b[r] / h
-        lam, J, JR = S[15], S[11], S[27]
+        lam, TW = S[15], S[29]
         for r in range(forces.shape[1]):
             for c in range(3):
                 forces[k, r, c] = 0.0
         if store:
             OFF[k] = nc
+            if na > 0:
+                twists(B, vn, TW[2])       # the contacts' velocities after the step (TW[0]: before)
         for c in range(na):
             t0, t1, t2, s0, s1, s2 = _frame(CC[c, 1], CC[c, 2], CC[c, 3])
             n0, n1, n2 = CC[c, 1], CC[c, 2], CC[c, 3]
@@ -317,10 +319,8 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
             CF_out[e, 15] = CC[c, 0]
             for r in range(3):
                 CF_out[e, 16 + r] = lam[3 * c + r]
-                ua = ub = 0.0
-                ua, ub = ranged_dot(J, 3 * c + r, JR, vn), ranged_dot(J, 3 * c + r, JR, v)
-                CF_out[e, 19 + r] = ua
-                CF_out[e, 22 + r] = ub
+            CF_out[e, 19], CF_out[e, 20], CF_out[e, 21] = contact_velocity(B, CC, CI, c, TW[2])
+            CF_out[e, 22], CF_out[e, 23], CF_out[e, 24] = contact_velocity(B, CC, CI, c, TW[0])
         ldof, lside, lgap = S[20], S[21], S[22]
         pcount[0], pcount[1] = na, nl
         for l in range(nl):
