@@ -58,18 +58,19 @@ def scratch(n):
 
 
 @nb.njit
-def form(G, CH):
+def form(G, CH, CI, na, ldof, lside, nl):
     """CH's W_0 <- G (mc x mc: W, or its Schur complement when bilateral rows were eliminated, as
-    the dense route solved it). The keys are the caller's to set (:func:`matches`)."""
+    the dense route solved it), its rows' keys those of these contacts and limits (:func:`matches`)."""
     W0, meta = CH[0], CH[12]
     mc = G.shape[0]
     meta[M_FORMED] = 0
-    if mc > W0.shape[0]:
+    if mc > W0.shape[0]:             # (more rows than room: no W_0, the keys' room too small alike)
         return
     for i in range(mc):
         for j in range(mc):
             W0[i, j] = G[i, j]
     meta[M_FORMED] = 1
+    matches(CH, CI, na, ldof, lside, nl, True)
 
 
 @nb.njit

@@ -184,7 +184,7 @@ def _point_velocity(B, TW, body, x0, x1, x2):
 
 
 @nb.njit
-def _relative_velocity(B, CC, CI, c, TW):
+def relative_velocity(B, CC, CI, c, TW):
     """Contact c's point on body a against its point on body b, world axes."""
     a0, a1, a2 = _point_velocity(B, TW, CI[c, 0], CC[c, 4], CC[c, 5], CC[c, 6])
     b0, b1, b2 = _point_velocity(B, TW, CI[c, 1], CC[c, 7], CC[c, 8], CC[c, 9])
@@ -194,7 +194,7 @@ def _relative_velocity(B, CC, CI, c, TW):
 @nb.njit
 def normal_velocity(B, CC, CI, c, TW):
     """u_n of contact c (its first row of J times the velocity of the twists TW)."""
-    w0, w1, w2 = _relative_velocity(B, CC, CI, c, TW)
+    w0, w1, w2 = relative_velocity(B, CC, CI, c, TW)
     return CC[c, 1] * w0 + CC[c, 2] * w1 + CC[c, 3] * w2
 
 
@@ -202,7 +202,7 @@ def normal_velocity(B, CC, CI, c, TW):
 def contact_velocity(B, CC, CI, c, TW):
     """(u_n, u_t1, u_t2) of contact c: its three rows of J (:func:`ranged_frame_rows`) times the
     velocity of the twists TW (:func:`twists`)."""
-    w0, w1, w2 = _relative_velocity(B, CC, CI, c, TW)
+    w0, w1, w2 = relative_velocity(B, CC, CI, c, TW)
     n0, n1, n2 = CC[c, 1], CC[c, 2], CC[c, 3]
     t0, t1, t2, s0, s1, s2 = _frame(n0, n1, n2)
     return n0 * w0 + n1 * w1 + n2 * w2, t0 * w0 + t1 * w1 + t2 * w2, s0 * w0 + s1 * w1 + s2 * w2

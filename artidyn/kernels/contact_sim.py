@@ -215,10 +215,8 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             for k in range(hi):
                 Jall[mc + r, k] = Jb[r, k]
     if m == 0:
-        for k in range(nv):
-            out_v[k] = vfree[k]
-            tmp[k] = h * (ST[S_THETA] * vfree[k] + (1.0 - ST[S_THETA]) * v[k])
-        integrate_q(B, q, tmp, 1.0, out_q)
+        tmp[:] = 0.0
+        _advance(B, q, v, vfree, tmp, ST[S_THETA], h, out_q, out_v)
         return OK
     J = Jall[:m]
     pgs = ST[S_SOLVER] == PGS and mb == 0
@@ -253,10 +251,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
                 break
     if not pgs and mb == 0 and without_rows(B, CC, CI, na, ldof, lside, nl, M, sub, D, bvec[:m], mu[:na + nl],
                                             ST[S_TOL], lam[:m], tmp, TW, Wk[3, :m], res):
-        for k in range(nv):           # at rest: the warm start solves the step, tmp = M^-1 J^T P (no row formed)
-            out_v[k] = vfree[k] + tmp[k]
-            tmp[k] = h * (ST[S_THETA] * out_v[k] + (1.0 - ST[S_THETA]) * v[k])
-        integrate_q(B, q, tmp, 1.0, out_q)
+        _advance(B, q, v, vfree, tmp, ST[S_THETA], h, out_q, out_v)    # at rest: tmp = M^-1 J^T P, no row formed
         return OK
     for c in range(na):               # the rows (n, t1, t2) of the contacts, then of the limits
         ranged_frame_rows(B, CC, CI, c, Jall, Y, 3 * c, T4, JR)
@@ -291,8 +286,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             return SOLVER
         info2[2] = info[0]
         if mc < DOF_ROWS:             # its matrix, for the next steps' polish (.contact_chord; mb > 0: worth it)
-            chord_form(Gr[:mc * mc].reshape((mc, mc)), CH)
-            chord_matches(CH, CI, na, ldof, lside, nl, True)
+            chord_form(Gr[:mc * mc].reshape((mc, mc)), CH, CI, na, ldof, lside, nl)
     elif mc >= DOF_ROWS and _plastic(ev, na + nl) and \
             dofs_polish(B, CI, na, ldof, nl, M, lam_dof, D, vfree, Y[:m], mu[:na + nl], ST[S_TOL], lam[:mc], res):
         info2[2] = 0                  # the warm start's stick modes, solved in the dofs' space: no Delassus matrix
@@ -306,8 +300,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             gram(Y[:m], span[:m], G)
             status = admm(G, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk, res, info)
             if mc < DOF_ROWS and chord_worth(mc, mb):
-                chord_form(G, CH)
-                chord_matches(CH, CI, na, ldof, lside, nl, True)
+                chord_form(G, CH, CI, na, ldof, lside, nl)
         info2[2] = info[0]
         if status == NOT_PSD:
             return SOLVER
@@ -315,11 +308,18 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         lam_b[r] = lam[mc + r]
     correction(Y[:m], span[:m], lam[:m], dis, tmp)       # M^-1 J^T P = U^-T D^-1/2 Y^T P
     solve_ut(M, sub, tmp)
-    for k in range(nv):
-        out_v[k] = vfree[k] + tmp[k]
-        tmp[k] = h * (ST[S_THETA] * out_v[k] + (1.0 - ST[S_THETA]) * v[k])
-    integrate_q(B, q, tmp, 1.0, out_q)
+    _advance(B, q, v, vfree, tmp, ST[S_THETA], h, out_q, out_v)
     return OK
+
+
+@nb.njit
+def _advance(B, q, v, vfree, dv, theta, h, out_q, out_v):
+    """out_v <- v_free + dv (dv = M^-1 J^T P), out_q <- q (+) h (theta out_v + (1 - theta) v); dv is
+    overwritten."""
+    for k in range(v.shape[0]):
+        out_v[k] = vfree[k] + dv[k]
+        dv[k] = h * (theta * out_v[k] + (1.0 - theta) * v[k])
+    integrate_q(B, q, dv, 1.0, out_q)
 
 
 @nb.njit

@@ -30,7 +30,7 @@ from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import scratch as c_scratch
 from .constrained_sim import on_manifold, project
 from .broadphase import sweep_table
-from .contact_jacobian import _frame, contact_velocity, twists
+from .contact_jacobian import _frame, relative_velocity, twists
 from .contact_sim import (BAD_INPUT, CODE_FALLBACK, CODE_FULL, CFW, I_CHORD, I_CODE, I_ITER, I_NC, I_NL, I_STEP,
                           NONFINITE, OK, S_MARGIN, S_THETA, scratch, step)
 from .pack import IQ, IV
@@ -319,8 +319,11 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
             CF_out[e, 15] = CC[c, 0]
             for r in range(3):
                 CF_out[e, 16 + r] = lam[3 * c + r]
-            CF_out[e, 19], CF_out[e, 20], CF_out[e, 21] = contact_velocity(B, CC, CI, c, TW[2])
-            CF_out[e, 22], CF_out[e, 23], CF_out[e, 24] = contact_velocity(B, CC, CI, c, TW[0])
+            for r, tw in ((19, TW[2]), (22, TW[0])):       # u_after, u_before in the contact's frame
+                w0, w1, w2 = relative_velocity(B, CC, CI, c, tw)
+                CF_out[e, r] = n0 * w0 + n1 * w1 + n2 * w2
+                CF_out[e, r + 1] = t0 * w0 + t1 * w1 + t2 * w2
+                CF_out[e, r + 2] = s0 * w0 + s1 * w1 + s2 * w2
         ldof, lside, lgap = S[20], S[21], S[22]
         pcount[0], pcount[1] = na, nl
         for l in range(nl):
