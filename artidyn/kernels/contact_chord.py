@@ -153,3 +153,37 @@ def solve(Y, JR, span, b, mu, tol, lam, t, u, res, Gb, dropped, CH):
     for r in range(mc):
         lam[r] = L0[r]
     return False
+
+
+@nb.njit
+def predict(mu, lam, u, ub, CH, w):
+    """w <- the change of the warm start that the next step's problem calls for, after this step
+    solved on W_0 (:func:`solve`, its gathered W_0 in CH) with forces lam and velocities u, ub the
+    velocities before the step (J v_k). The next step's ``b`` is this one's plus ``u - ub`` (its
+    free velocities start from v_k+1, not v_k), so at lam its velocities are ``2 u - ub``: one
+    Newton step of this step's modes from there. The impulse that stopped the velocities ub (a
+    landing, or the drift the tolerance let through) is taken out of the warm start, where reused
+    as is it would set the bodies moving again, and the scene back at rest would take this polish
+    every other step. Zero where Newton's matrix is singular."""
+    W0, A, piv, mode, theta, off, x, F, dth, D, keys, L0, meta, idx, Gk = CH
+    k = mu.shape[0]
+    mc = 3 * k
+    for r in range(mc):
+        w[r] = 0.0
+    md, th, of = mode[:k], theta[:k], off[:k + 1]
+    modes(lam, mu, md, th)
+    p = offsets(md, of)
+    if p == 0:
+        return
+    for r in range(mc):
+        L0[r] = 2.0 * u[r] - ub[r]
+    unknowns(lam, md, th, of, x)
+    equations(L0, md, th, of, F, dth)
+    matrix(Gk[:mc, :mc], mu, lam, md, th, of, dth, D, A)
+    if not lu_solve(A[:p, :p], F[:p], piv):
+        return
+    for r in range(mc):
+        L0[r] = lam[r]
+    advance(L0, mu, md, th, of, x, F)
+    for r in range(mc):
+        w[r] = L0[r] - lam[r]

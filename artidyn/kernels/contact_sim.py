@@ -45,6 +45,7 @@ from .contact_chord import form as chord_form
 from .contact_chord import matches as chord_matches
 from .contact_chord import scratch as chord_scratch
 from .contact_chord import solve as chord_solve
+from .contact_chord import predict as chord_predict
 from .contact_chord import worth as chord_worth
 from .contact_dofs import polish as dofs_polish
 from .contact_jacobian import (chain_range, clear_rows, contact_velocity, normal_velocity, ranged_dot,
@@ -112,6 +113,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     starts the solver; energy (2) <- the kinetic and potential energy at (q, v). A return code."""
     (M, D, dis, lam_dof, sub, nle, zeros, vfree, tmp, Wsh, T4, Jall, Y, span, Gbuf, lam, bvec, mu, ev, Wk,
      ldof, lside, lgap, info, Gr, Xb, AB, JR, CH, TW) = S
+    WN = Wk[7:]                       # the next warm start's change (.contact_chord.predict), scratch
     K, TF, Sc, phib, Gb, dropped, lam_b = CN
     mb = phib.shape[0]
     nv, ns = M.shape[0], SH.shape[0]
@@ -238,6 +240,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         bvec[r] = ranged_dot(J, r, JR, vfree)
     for r in range(m):
         lam[r] = 0.0
+        WN[0, r] = 0.0
     PK, PP, LK, LP, pcount = prev[0], prev[1], prev[2], prev[3], prev[4]
     for c in range(na):               # warm start: the same contacts' impulses in the previous step
         j = _seen(PK, pcount[0], CI[c, 2], c)
@@ -278,6 +281,13 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             chord_solve(Y[:m], JR, span[:m], bvec[:m], mu[:na + nl], ST[S_TOL], lam[:m], tmp, Wk[3, :m], res, Gb,
                         dropped, CH):
         info2[3] = 1                  # polished on the last dense step's W, through the rows (.contact_chord)
+        ub = WN[1]
+        for c in range(na):           # the next step's warm start: without the impulse that stopped J v_k
+            ub[3 * c], ub[3 * c + 1], ub[3 * c + 2] = contact_velocity(B, CC, CI, c, TW[0])
+        for l in range(nl):
+            r = 3 * (na + l)
+            ub[r], ub[r + 1], ub[r + 2] = lside[l] * v[ldof[l]], 0.0, 0.0
+        chord_predict(mu[:na + nl], lam[:mc], Wk[3, :mc], ub[:mc], CH, WN[0, :mc])
     elif mb > 0:
         G = Gbuf[:m * m].reshape((m, m))
         bordered_gram(Y[:m], span[:m], G, mc)
@@ -359,7 +369,7 @@ def scratch(B, cap, m_max, nl_max, ns, mb=0):
     return (np.zeros((nv, nv)), np.zeros(nv), np.zeros(nv), lam_dof, sub, np.zeros(nv), np.zeros(nv), np.zeros(nv),
             np.zeros(nv), np.zeros((ns, 4, 4)), np.eye(4), np.zeros((ns_rows, nv)), np.zeros((m, nv)),
             np.zeros((m, 3), np.int64), np.zeros(m * m), np.zeros(m), np.zeros(m), np.zeros(m // 3 + 1),
-            np.zeros(m // 3 + 1), np.zeros((7, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
+            np.zeros(m // 3 + 1), np.zeros((9, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
             np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)), np.zeros((ns, 6)),
             np.zeros((ns_rows, 4), np.int64), chord_scratch(min(max(m_max, 3), DOF_ROWS)),
             np.zeros((4, B.shape[0], 6)))

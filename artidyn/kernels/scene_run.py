@@ -283,7 +283,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
         info[I_CHORD] += info2[3]
         for r in range(mb):
             lam_out[k, r] = lam_b[r] / h
-        lam, TW = S[15], S[29]
+        lam, TW, WN = S[15], S[29], S[19][7:]
         for r in range(forces.shape[1]):
             for c in range(3):
                 forces[k, r, c] = 0.0
@@ -296,7 +296,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
             n0, n1, n2 = CC[c, 1], CC[c, 2], CC[c, 3]
             Pn, P1, P2 = lam[3 * c], lam[3 * c + 1], lam[3 * c + 2]
             PK[c] = CI[c, 2]
-            PP[c, 0], PP[c, 1], PP[c, 2] = Pn, P1, P2
+            PP[c, 0], PP[c, 1], PP[c, 2] = Pn + WN[0, 3 * c], P1 + WN[0, 3 * c + 1], P2 + WN[0, 3 * c + 2]
             f0 = (n0 * Pn + t0 * P1 + s0 * P2) / h
             f1 = (n1 * Pn + t1 * P1 + s1 * P2) / h
             f2 = (n2 * Pn + t2 * P1 + s2 * P2) / h
@@ -328,7 +328,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
         pcount[0], pcount[1] = na, nl
         for l in range(nl):
             LK[l] = 2 * ldof[l] + (1 if lside[l] > 0 else 0)
-            LP[l] = lam[3 * (na + l)]
+            LP[l] = lam[3 * (na + l)] + WN[0, 3 * (na + l)]
         if store:
             nc += na
             LOFF[k] = nlim
