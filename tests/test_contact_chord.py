@@ -11,7 +11,7 @@ from artidyn.contact import ContactSettings
 from artidyn.geometry import Capsule, HalfSpace
 from artidyn.sim.contact_run import simulate_contact
 from test_contact import G
-from test_contact_compiled import assert_same
+from test_contact_compiled import assert_same, stack
 
 
 def leaning_rods(n, lean, length=1.0, radius=0.02, m=1.0, spacing=2.0):
@@ -65,36 +65,18 @@ def test_falling_rods_whose_feet_slide_are_solved_on_the_held_matrix(mu):
     assert "chord_steps" not in r.stats
 
 
-def box_stack(sizes=((0.2, 0.2, 0.1), (0.15, 0.15, 0.1), (0.1, 0.1, 0.1)), density=1000.0):
-    """Boxes (free joints) stacked on the ground, each resting on the one below, faces touching."""
-    from artidyn.geometry import Box
-    b = ad.ModelBuilder("stack")
-    for i, (x, y, z) in enumerate(sizes):
-        m = density * x * y * z
-        I = np.diag([y * y + z * z, x * x + z * z, x * x + y * y]) * m / 12
-        b.add_body(f"box{i}", "world", "free", mass=m, inertia=I)
-        b.add_collision(f"box{i}", Box((x, y, z)))
-    b.add_collision("world", HalfSpace())
-    model = b.build()
-    q = ad.neutral(model)
-    z = 0.0
-    for i, s in enumerate(sizes):
-        q[7 * i + 2] = z + s[2] / 2
-        z += s[2]
-    return model, q, density * np.prod(sizes, axis=1)
-
-
 def test_a_resting_stack_stays_at_rest_on_the_warm_start():
     """Three boxes stacked at rest for 2 s (12 face contacts). Each box on its corners under the
     previous step's impulses is an inverted pendulum (forces fixed at points below its centre of
-    mass): a drift within the solver's tolerance grows e-fold in about sqrt(a / 3 g) = 58 ms, until a
-    step is polished. The polished step's impulses hold the one that stopped the drift; the next
-    step's warm start leaves it out (one Newton step of the polished modes on the next step's
-    problem, :func:`artidyn.kernels.contact_chord.predict`). Without that, the reused impulse set
-    the boxes moving again and from about 0.66 s every other step took the polish (667 of 2000).
-    The stack stays at rest, each box's contacts carry its weight, and a handful of steps are
-    polished."""
-    model, q, masses = box_stack()
+    mass): a drift within the solver's tolerance grows e-fold in about sqrt(a / 3 g) = 58 ms (the
+    top cube, a = 0.1 m), until a step is polished. The polished step's impulses hold the one that
+    stopped the drift; the next step's warm start leaves it out (one Newton step of the polished
+    modes on the next step's problem, :func:`artidyn.kernels.contact_chord.predict`). Without that,
+    the reused impulse set the boxes moving again and from then on every other step took the polish
+    (451 of 2000). The stack stays at rest, each box's contacts carry its weight, and a handful of
+    steps are polished."""
+    model, q = stack(drop=0.0)
+    masses = np.array([3.0, 2.0, 1.0])
     c = simulate_contact(model, q, np.zeros(model.nv), 0.0, 2.0, 1e-3, ContactSettings(friction=0.8),
                          route="compiled")
     assert c.stats["chord_steps"] <= 20

@@ -69,7 +69,8 @@ def test_box_thrown_spinning_slides_and_settles():
     assert {"impact", "stick"} <= {e.kind for e in c.events}
 
 
-def stack(top_size=(0.1, 0.1, 0.1), tilt=0.0):
+def stack(top_size=(0.1, 0.1, 0.1), tilt=0.0, drop=0.02):
+    """Three boxes of 3, 2 and 1 kg stacked on the ground, the top one ``drop`` above the middle one."""
     sizes, masses = [(0.3, 0.3, 0.1), (0.2, 0.2, 0.1), top_size], [3.0, 2.0, 1.0]
     b = ad.ModelBuilder("stack")
     for k, ((x, y, z), m) in enumerate(zip(sizes, masses)):
@@ -80,7 +81,7 @@ def stack(top_size=(0.1, 0.1, 0.1), tilt=0.0):
     q = ad.neutral(model)
     for k in range(3):
         sl = model.q_slice(model.joint_names[k + 1])
-        q[sl][:3] = (0.0, 0.0, 0.05 + 0.1 * k + (0.02 if k == 2 else 0.0))
+        q[sl][:3] = (0.0, 0.0, 0.05 + 0.1 * k + (drop if k == 2 else 0.0))
     if tilt:
         sl = model.q_slice(model.joint_names[3])
         q[sl][3:] = (np.sin(tilt / 2), 0.0, 0.0, np.cos(tilt / 2))
