@@ -209,6 +209,17 @@ def contact_velocity(B, CC, CI, c, TW):
 
 
 @nb.njit
+def rows_velocity(B, CC, CI, na, ldof, lside, nl, TW, x, u):
+    """u (3 (na + nl)) <- J x for the rows of contacts 0 .. na - 1 (:func:`contact_velocity`, TW
+    the twists at x) and then of nl joint limits (a limit's rows: ``side e_dof``, then two zeros)."""
+    for c in range(na):
+        u[3 * c], u[3 * c + 1], u[3 * c + 2] = contact_velocity(B, CC, CI, c, TW)
+    for l in range(nl):
+        r = 3 * (na + l)
+        u[r], u[r + 1], u[r + 2] = lside[l] * x[ldof[l]], 0.0, 0.0
+
+
+@nb.njit
 def generalized_forces(B, CC, CI, na, lam, WR, tau):
     """tau (nv) <- J^T lam for the rows of contacts 0 .. na - 1 (impulses lam (3 na), each in its
     frame): each contact's force on its two bodies, summed per body as a wrench about its origin

@@ -48,8 +48,8 @@ from .contact_chord import solve as chord_solve
 from .contact_chord import predict as chord_predict
 from .contact_chord import worth as chord_worth
 from .contact_dofs import polish as dofs_polish
-from .contact_jacobian import (chain_range, clear_rows, contact_velocity, normal_velocity, ranged_dot,
-                               ranged_frame_rows, ranged_y_rows, twists)
+from .contact_jacobian import (chain_range, clear_rows, normal_velocity, ranged_dot, ranged_frame_rows, ranged_y_rows,
+                               rows_velocity, twists)
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .contact_islands import solve as island_solve
 from .contact_nsgs import blocks, nsgs
@@ -75,6 +75,7 @@ DOF_ROWS = 96                 # from 32 contacts, the stick modes are polished i
 # the last dense step's W (.contact_chord)
 I_STEP, I_CODE, I_NC, I_NL, I_ITER, I_CHORD = 0, 1, 2, 3, 4, 5
 INFO = 6
+W_NEXT = 7                    # Wk's rows from here: the next step's warm start's change, J v_k (.contact_chord)
 CFW = 25
 
 
@@ -113,7 +114,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     starts the solver; energy (2) <- the kinetic and potential energy at (q, v). A return code."""
     (M, D, dis, lam_dof, sub, nle, zeros, vfree, tmp, Wsh, T4, Jall, Y, span, Gbuf, lam, bvec, mu, ev, Wk,
      ldof, lside, lgap, info, Gr, Xb, AB, JR, CH, TW) = S
-    WN = Wk[7:]                       # the next warm start's change (.contact_chord.predict), scratch
+    WN = Wk[W_NEXT:]                  # the next warm start's change (.contact_chord.predict), scratch
     K, TF, Sc, phib, Gb, dropped, lam_b = CN
     mb = phib.shape[0]
     nv, ns = M.shape[0], SH.shape[0]
@@ -229,13 +230,12 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             mu[c], ev[c] = 0.0, ST[S_LE]
     if na > 0:
         twists(B, vfree, TW[1])
-    for c in range(na):               # b = J v_free + e u_n,k (normal rows)
-        bvec[3 * c], bvec[3 * c + 1], bvec[3 * c + 2] = contact_velocity(B, CC, CI, c, TW[1])
+    rows_velocity(B, CC, CI, na, ldof, lside, nl, TW[1], vfree, bvec)      # b = J v_free + e u_n,k (normal rows)
+    for c in range(na):
         if ev[c] != 0.0:
             bvec[3 * c] += ev[c] * normal_velocity(B, CC, CI, c, TW[0])
-    for l in range(nl):               # the limits' rows: side e_dof
-        r = 3 * (na + l)
-        bvec[r], bvec[r + 1], bvec[r + 2] = lside[l] * vfree[ldof[l]] + ev[na + l] * lside[l] * v[ldof[l]], 0.0, 0.0
+    for l in range(nl):
+        bvec[3 * (na + l)] += ev[na + l] * lside[l] * v[ldof[l]]
     for r in range(mc, m):            # the bilateral rows'
         bvec[r] = ranged_dot(J, r, JR, vfree)
     for r in range(m):
@@ -281,13 +281,8 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
             chord_solve(Y[:m], JR, span[:m], bvec[:m], mu[:na + nl], ST[S_TOL], lam[:m], tmp, Wk[3, :m], res, Gb,
                         dropped, CH):
         info2[3] = 1                  # polished on the last dense step's W, through the rows (.contact_chord)
-        ub = WN[1]
-        for c in range(na):           # the next step's warm start: without the impulse that stopped J v_k
-            ub[3 * c], ub[3 * c + 1], ub[3 * c + 2] = contact_velocity(B, CC, CI, c, TW[0])
-        for l in range(nl):
-            r = 3 * (na + l)
-            ub[r], ub[r + 1], ub[r + 2] = lside[l] * v[ldof[l]], 0.0, 0.0
-        chord_predict(mu[:na + nl], lam[:mc], Wk[3, :mc], ub[:mc], CH, WN[0, :mc])
+        rows_velocity(B, CC, CI, na, ldof, lside, nl, TW[0], v, WN[1])       # J v_k: the next step's warm start
+        chord_predict(mu[:na + nl], lam[:mc], Wk[3, :mc], WN[1, :mc], CH, WN[0, :mc])    # without what stopped it
     elif mb > 0:
         G = Gbuf[:m * m].reshape((m, m))
         bordered_gram(Y[:m], span[:m], G, mc)
@@ -369,7 +364,7 @@ def scratch(B, cap, m_max, nl_max, ns, mb=0):
     return (np.zeros((nv, nv)), np.zeros(nv), np.zeros(nv), lam_dof, sub, np.zeros(nv), np.zeros(nv), np.zeros(nv),
             np.zeros(nv), np.zeros((ns, 4, 4)), np.eye(4), np.zeros((ns_rows, nv)), np.zeros((m, nv)),
             np.zeros((m, 3), np.int64), np.zeros(m * m), np.zeros(m), np.zeros(m), np.zeros(m // 3 + 1),
-            np.zeros(m // 3 + 1), np.zeros((9, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
+            np.zeros(m // 3 + 1), np.zeros((W_NEXT + 2, m)), np.zeros(nl_max, np.int64), np.zeros(nl_max), np.zeros(nl_max),
             np.zeros(1, np.int64), np.zeros(0 if mb == 0 else m * m), np.zeros((mb, m + 1)), np.zeros((ns, 6)),
             np.zeros((ns_rows, 4), np.int64), chord_scratch(min(max(m_max, 3), DOF_ROWS)),
             np.zeros((4, B.shape[0], 6)))

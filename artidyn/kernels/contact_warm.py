@@ -20,7 +20,7 @@ import numpy as np
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import cholesky, cholesky_solve, gram, solve_m
 from .contact_admm import NOT_PSD, admm, converged, project_cones, residuals
-from .contact_jacobian import contact_velocity, generalized_forces, ranged_add, twists
+from .contact_jacobian import generalized_forces, ranged_add, rows_velocity, twists
 from .spatial import dot
 
 
@@ -37,12 +37,9 @@ def without_rows(B, CC, CI, na, ldof, lside, nl, M, sub, D, b, mu, tol, lam, x, 
         x[ldof[l]] += lside[l] * lam[3 * (na + l)]
     solve_m(M, sub, D, x)
     twists(B, x, TW[2])
-    for c in range(na):
-        u0, u1, u2 = contact_velocity(B, CC, CI, c, TW[2])
-        u[3 * c], u[3 * c + 1], u[3 * c + 2] = b[3 * c] + u0, b[3 * c + 1] + u1, b[3 * c + 2] + u2
-    for l in range(nl):
-        r = 3 * (na + l)
-        u[r], u[r + 1], u[r + 2] = b[r] + lside[l] * x[ldof[l]], b[r + 1], b[r + 2]
+    rows_velocity(B, CC, CI, na, ldof, lside, nl, TW[2], x, u)
+    for r in range(3 * (na + nl)):
+        u[r] += b[r]
     residuals(lam, u, mu, res)
     return converged(res, tol)
 

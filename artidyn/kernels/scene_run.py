@@ -32,7 +32,7 @@ from .constrained_sim import on_manifold, project
 from .broadphase import sweep_table
 from .contact_jacobian import _frame, relative_velocity, twists
 from .contact_sim import (BAD_INPUT, CODE_FALLBACK, CODE_FULL, CFW, I_CHORD, I_CODE, I_ITER, I_NC, I_NL, I_STEP,
-                          NONFINITE, OK, S_MARGIN, S_THETA, scratch, step)
+                          NONFINITE, OK, S_MARGIN, S_THETA, W_NEXT, scratch, step)
 from .pack import IQ, IV
 from .rnea import rnea_state
 from .slots import CI_CTRL, CI_FEXT, CI_TAU, G_ACT, G_KD, NONE, PD, W_ROWS
@@ -283,7 +283,7 @@ def contact_run(B, SH, PL, HULL, PAIRS, LIM, CN, IN, python, friction, h, k0, ns
         info[I_CHORD] += info2[3]
         for r in range(mb):
             lam_out[k, r] = lam_b[r] / h
-        lam, TW, WN = S[15], S[29], S[19][7:]
+        lam, TW, WN = S[15], S[29], S[19][W_NEXT:]
         for r in range(forces.shape[1]):
             for c in range(3):
                 forces[k, r, c] = 0.0
