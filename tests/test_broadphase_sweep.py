@@ -64,9 +64,16 @@ def test_sweep_gives_the_pairs_of_the_all_pairs_test_step_after_step():
         n = candidates(SH, AB, margin, PAIRS, LOOK, order, out)
         every = [p for p in range(len(PAIRS)) if overlap(SH, AB, PAIRS[p, 0], PAIRS[p, 1], margin)]
         assert out[:n].tolist() == every
-        assert sorted(order.tolist()) == list(range(ns))
+        assert all(sorted(order[r].tolist()) == list(range(ns)) for r in range(3))
         found.append(n)
     assert 10 < min(found) and max(found) < len(PAIRS) // 2       # neither none nor all
+    for ax in (1, 2, 0):              # the shapes strung out along one axis: the sweep goes along it, same pairs
+        W[:-2, :3, 3] = rng.uniform(-0.1, 0.1, (ns - 2, 3))
+        W[:-2, ax, 3] = np.linspace(-2.0, 2.0, ns - 2)
+        world_bounds(SH, W, AB)
+        n = candidates(SH, AB, 0.0, PAIRS, LOOK, order, out)
+        assert int(order[3, 0]) == ax
+        assert out[:n].tolist() == [p for p in range(len(PAIRS)) if overlap(SH, AB, PAIRS[p, 0], PAIRS[p, 1], 0.0)]
     # more shapes than the table holds: every pair read, the same answer
     n = candidates(SH, AB, 0.0, PAIRS, np.zeros((0, 0), np.int32), order, out)
     assert out[:n].tolist() == [p for p in range(len(PAIRS)) if overlap(SH, AB, PAIRS[p, 0], PAIRS[p, 1], 0.0)]

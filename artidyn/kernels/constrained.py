@@ -535,7 +535,7 @@ def subtree_sizes(lam, sub):
             sub[lam[k]] += sub[k]
 
 
-@nb.njit(fastmath=FAST)
+@nb.njit(_nrt=False, fastmath=FAST)
 def utdu(M, lam, sub, D, du):
     """M = U D U^T in place: U (unit upper triangular) in M's upper triangle, U[i, k] nonzero
     only for k in the subtree of i; D (nv) out; du (nv) scratch. Featherstone's L^T D L (RBDA
@@ -574,7 +574,7 @@ def solve_u(U, sub, x):
         x[i] = s
 
 
-@nb.njit(fastmath=FAST)
+@nb.njit(_nrt=False, fastmath=FAST)
 def solve_ut(U, sub, x):
     """x <- U^-T x (forward, one update of each subtree)."""
     for i in range(x.shape[0]):
@@ -584,7 +584,7 @@ def solve_ut(U, sub, x):
                 x[k] -= U[i, k] * xi
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def solve_m(U, sub, D, x):
     """x <- M^-1 x with M = U D U^T factored by ``utdu``."""
     solve_u(U, sub, x)
@@ -631,7 +631,7 @@ def cholesky(G, strict, dropped):
     return n
 
 
-@nb.njit(fastmath=FAST)
+@nb.njit(_nrt=False, fastmath=FAST)
 def cholesky_solve(G, dropped, x):
     """x <- (G G^T)^-1 x with G the lower factor; dropped rows get zero."""
     m = G.shape[0]
@@ -661,7 +661,7 @@ def y_rows(U, lam, Jst, dis, Y, span):
         y_row(U, lam, Jst[r], 0, Jst.shape[1], dis, Y[r], span[r])
 
 
-@nb.njit(fastmath=FAST)
+@nb.njit(_nrt=False, fastmath=FAST)
 def y_row(U, lam, j, lo, hi, dis, y, span):
     """One row of :func:`y_rows` on the columns lo .. hi - 1 (a range closed under the parent
     dof, holding j's nonzeros): y written there only, span <- its first and last nonzero column."""
@@ -699,7 +699,7 @@ def gram(Y, span, G):
     bordered_gram(Y, span, G, Y.shape[0])
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def bordered_gram(Y, span, G, mc):
     """:func:`gram` but for the block of the rows from mc on with each other (left as it is: a
     bilateral block factored already)."""
@@ -857,7 +857,7 @@ def compact_times(K, path, Y, x, out):
             out[r] = s
 
 
-@nb.njit(fastmath=FAST)
+@nb.njit(_nrt=False, fastmath=FAST)
 def correction(Y, span, lam, dis, y):
     """y <- D^-1/2 Y^T lam."""
     for k in range(y.shape[0]):

@@ -186,7 +186,7 @@ def polish(G, b, mu, y, tol, P, res):
     return False
 
 
-@nb.njit
+@nb.njit(_nrt=True)        # (explicit: the step, its caller, counts no references; this allocates)
 def admm(G, b, mu, tol, max_iter, y, W, res, info):
     """Forces y (3k; in: the warm start, projected onto the cone) for (G, b, mu). W (7, 3k) and
     a (3k, 3k) factor buffer in G's shape are scratch: W rows x, z, s / rhs, u, x_prev, y_prev.

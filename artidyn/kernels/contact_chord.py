@@ -41,7 +41,7 @@ FROM_ROWS = 18                # from 6 contacts and limits, or with bilateral ro
                               # W (solo12 on its four feet: 12 x 12) costs less than this polish's evaluations
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def worth(mc, mb):
     """True when a problem of mc rows of contacts and limits and mb bilateral rows is solved here
     first (and its W held for the next steps) rather than on its own W."""
@@ -57,7 +57,7 @@ def scratch(n):
             np.zeros(n), np.zeros(2, np.int64), np.zeros(k, np.int64), np.zeros((n, n)))
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def form(G, CH, CI, na, ldof, lside, nl):
     """CH's W_0 <- G (mc x mc: W, or its Schur complement when bilateral rows were eliminated, as
     the dense route solved it), its rows' keys those of these contacts and limits (:func:`matches`)."""
@@ -73,7 +73,7 @@ def form(G, CH, CI, na, ldof, lside, nl):
     matches(CH, CI, na, ldof, lside, nl, True)
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def matches(CH, CI, na, ldof, lside, nl, store):
     """True when W_0 has a row of each of these contacts (keys CI[:, 2]) and limits (dof, side):
     then CH's idx <- their rows' places in W_0 (W on a subset of W_0's rows is W_0's entries on
@@ -102,7 +102,7 @@ def matches(CH, CI, na, ldof, lside, nl, store):
     return True
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def solve(Y, JR, span, b, mu, tol, lam, t, u, res, Gb, dropped, CH):
     """lam (the warm start, projected; its last mb = len(Gb) rows bilateral) <- the step's
     solution by the polish on W_0 with the velocities through the rows, u (in: the warm start's,
@@ -155,7 +155,7 @@ def solve(Y, JR, span, b, mu, tol, lam, t, u, res, Gb, dropped, CH):
     return False
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def predict(mu, lam, u, ub, CH, w):
     """w <- the change of the warm start that the next step's problem calls for, after this step
     solved on W_0 (:func:`solve`, its gathered W_0 in CH) with forces lam and velocities u, ub the

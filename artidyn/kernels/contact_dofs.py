@@ -310,7 +310,7 @@ def scaled_velocity(U, lam_dof, D, v, t0):
         t0[k] = math.sqrt(D[k]) * x
 
 
-@nb.njit
+@nb.njit(_nrt=True)        # (explicit: the step, its caller, counts no references; this allocates)
 def polish(B, CI, na, ldof, nl, U, lam_dof, D, vfree, Y, mu, tol, lam, res):
     """lam (3 (na + nl); in: the warm start, on the cones), res <- the forces solving the step's
     contact problem (``u = Y Y^T lam + b``, b = J v_free) when the stick modes of lam, corrected,

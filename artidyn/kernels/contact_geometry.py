@@ -406,7 +406,7 @@ def _box_edges(CC, k, SH, i, Ta, j, Tb, margin):
     return k
 
 
-@nb.njit
+@nb.njit(_nrt=True)        # (explicit: its callers without reference counting call it)
 def pair_contacts(CC, k, SH, i, Ti, j, Tj, margin, HULL, axis):
     """Append the contacts of shapes i (a) and j (b) at world placements Ti, Tj; returns the new
     count, FULL when the buffer is full, FALLBACK for a pair the compiled code does not resolve.

@@ -58,7 +58,7 @@ def islands(B, CI, na, ldof, nl, isl):
     return n
 
 
-@nb.njit
+@nb.njit(_nrt=True)        # (explicit: the step, its caller, counts no references; this allocates)
 def solve(B, CI, na, ldof, nl, Y, span, b, mu, tol, max_iter, lam, u, Gbuf, res, info):
     """lam (3 (na + nl); in: the warm start, on the cones) <- the forces of ``u = Y Y^T lam + b``
     island by island (:func:`.contact_admm.admm` on each island's Delassus block, formed from its

@@ -53,7 +53,7 @@ def contact_frame_rows(B, CC, CI, c, J, r0, T4):
     _frame_rows(B, CC, CI, c, J, r0, T4, 0, J.shape[1], 0, 0)
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def chain_range(B, body, lo, hi):
     """(lo, hi) widened to the dofs of ``body`` and its ancestors (in depth-first order: from its
     root's first dof to its own last one)."""
@@ -84,7 +84,7 @@ def segments(B, a, b, nv):
     return lo1, hi1, lo2, hi2
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def clear_rows(J, Y, r0, n, JR, lo1, hi1, lo2, hi2):
     """Rows r0 .. r0 + n - 1 of J and Y zeroed where they were last written (JR[r]), then J's on
     the new ranges; JR[r] <- the new ranges. J and Y stay zero off their row's ranges (on the same
@@ -104,7 +104,7 @@ def clear_rows(J, Y, r0, n, JR, lo1, hi1, lo2, hi2):
             J[r, k] = 0.0
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def ranged_frame_rows(B, CC, CI, c, J, Y, r0, T4, JR):
     """:func:`contact_frame_rows` on the dofs the contact can touch only (its bodies' chains:
     :func:`segments`), written in JR[r0 .. r0 + 2]."""
@@ -113,7 +113,7 @@ def ranged_frame_rows(B, CC, CI, c, J, Y, r0, T4, JR):
     _frame_rows(B, CC, CI, c, J, r0, T4, lo1, hi1, lo2, hi2)
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def _frame_rows(B, CC, CI, c, J, r0, T4, lo1, hi1, lo2, hi2):
     """J's rows r0 .. r0 + 2 (zero on the columns lo1 .. hi1 - 1 and lo2 .. hi2 - 1, which hold
     every nonzero) <- contact c's rows, in its frame."""
@@ -129,7 +129,7 @@ def _frame_rows(B, CC, CI, c, J, r0, T4, lo1, hi1, lo2, hi2):
             J[r0 + 2, k] = s0 * x + s1 * y + s2 * z
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def ranged_y_rows(U, lam, Jst, JR, dis, Y, span):
     """:func:`.constrained.y_rows` on each row's ranges JR (each closed under the parent dof): Y's
     row is written there only (zero elsewhere), span[r] its first and last nonzero column."""
@@ -146,7 +146,7 @@ def ranged_y_rows(U, lam, Jst, JR, dis, Y, span):
                 span[r, 0], span[r, 1] = f2, l2
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def twists(B, qd, TW):
     """TW[i] <- body i's twist at the dof velocities qd, in world axes: its angular velocity w_i
     and the velocity v_i of its origin p_i (B's P0), from its parent's (v_i = v_p + w_p x (p_i -
@@ -183,7 +183,7 @@ def _point_velocity(B, TW, body, x0, x1, x2):
     return TW[body, 3] + w1 * d2 - w2 * d1, TW[body, 4] + w2 * d0 - w0 * d2, TW[body, 5] + w0 * d1 - w1 * d0
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def relative_velocity(B, CC, CI, c, TW):
     """Contact c's point on body a against its point on body b, world axes."""
     a0, a1, a2 = _point_velocity(B, TW, CI[c, 0], CC[c, 4], CC[c, 5], CC[c, 6])
@@ -191,14 +191,14 @@ def relative_velocity(B, CC, CI, c, TW):
     return a0 - b0, a1 - b1, a2 - b2
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def normal_velocity(B, CC, CI, c, TW):
     """u_n of contact c (its first row of J times the velocity of the twists TW)."""
     w0, w1, w2 = relative_velocity(B, CC, CI, c, TW)
     return CC[c, 1] * w0 + CC[c, 2] * w1 + CC[c, 3] * w2
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def contact_velocity(B, CC, CI, c, TW):
     """(u_n, u_t1, u_t2) of contact c: its three rows of J (:func:`ranged_frame_rows`) times the
     velocity of the twists TW (:func:`twists`)."""
@@ -208,7 +208,7 @@ def contact_velocity(B, CC, CI, c, TW):
     return n0 * w0 + n1 * w1 + n2 * w2, t0 * w0 + t1 * w1 + t2 * w2, s0 * w0 + s1 * w1 + s2 * w2
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def rows_velocity(B, CC, CI, na, ldof, lside, nl, TW, x, u):
     """u (3 (na + nl)) <- J x for the rows of contacts 0 .. na - 1 (:func:`contact_velocity`, TW
     the twists at x) and then of nl joint limits (a limit's rows: ``side e_dof``, then two zeros)."""

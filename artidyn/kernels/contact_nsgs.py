@@ -303,6 +303,14 @@ def nsgs(BO, BC, BV, b, mu, tol, max_iter, lam, u, res, info):
     return MAX_ITERATIONS if moved else NO_SOLUTION
 
 
+@nb.njit(_nrt=True)        # (explicit: its callers without reference counting call it)
+def solve_blocks(Y, span, k, b, mu, tol, max_iter, lam, u, res, info):
+    """:func:`blocks` of the rows Y (3k, nv) then :func:`nsgs` on them: the status (the blocks
+    are made and freed here, not returned)."""
+    BO, BC, BV = blocks(Y, span, k, Y.shape[1])
+    return nsgs(BO, BC, BV, b, mu, tol, max_iter, lam, u, res, info)
+
+
 @nb.njit(cache=True)
 def solve_rows(Y, span, b, mu, tol, max_iter, lam):
     """:func:`blocks` of the rows Y (3k, nv) and :func:`nsgs` on them, lam (in: the warm start)

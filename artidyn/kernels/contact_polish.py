@@ -80,7 +80,7 @@ def forces(y, mu, mode, theta, x, off):
             y[r], y[r + 1], y[r + 2] = x[j], mu[i] * x[j] * math.cos(x[j + 1]), mu[i] * x[j] * math.sin(x[j + 1])
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def lu_solve(A, x, piv):
     """x <- A^-1 x by Gaussian elimination with partial pivoting (A overwritten); False on a zero
     pivot."""

@@ -52,7 +52,7 @@ from .contact_jacobian import (chain_range, clear_rows, normal_velocity, ranged_
                                rows_velocity, twists)
 from .contact_geometry import FALLBACK, FULL, SB, pair_contacts
 from .contact_islands import solve as island_solve
-from .contact_nsgs import blocks, nsgs
+from .contact_nsgs import solve_blocks
 from .contact_rows import SE, SMU
 from .contact_warm import bilateral_solve, warm_solves, without_rows
 from .crba import crba_bodies, crba_entries
@@ -93,7 +93,7 @@ def _laws(SH, ST, pair, ns):
     return max(fa, fb), max(ea, eb)
 
 
-@nb.njit
+@nb.njit(_nrt=False)      # (no reference counts: :mod:`.spatial`; the callees that allocate say _nrt=True)
 def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, out_q, out_v, CC, CI, res, info2,
          prev, energy):
     """One step from (q, v): out_q, out_v the next state; dx (nv) a damping implicit in the step
@@ -147,30 +147,14 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         u = math.sqrt(B[i, V + 3] ** 2 + B[i, V + 4] ** 2 + B[i, V + 5] ** 2)
         reach = max(reach, w + u)
     margin = ST[S_MARGIN] + ST[S_GAMMA] * h * reach
-    for s in range(ns):
-        body = int(SH[s, SB])
-        if body == 0:
-            for r in range(4):
-                for c in range(4):
-                    Wsh[s, r, c] = PL[s, r, c]
-        else:
-            frame_state(B, body, PL[s], Wsh[s])
+    _place(B, SH, PL, Wsh)
     world_bounds(SH, Wsh, AB)                   # the broad phase: pairs whose boxes overlap go on,
     SEP, LOOK, order, cand = prev[5]            # unless the axis that separated them still does
-    kc = 0
-    for t in range(candidates(SH, AB, margin, PAIRS, LOOK, order, cand)):
-        p = cand[t]
-        a, b = PAIRS[p, 0], PAIRS[p, 1]
-        if apart(SH, HULL, a, Wsh[a], b, Wsh[b], margin, SEP[p]):
-            continue
-        k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin, HULL, SEP[p])
-        if k1 == FULL:
-            return CODE_FULL
-        if k1 == FALLBACK:
-            return CODE_FALLBACK
-        for c in range(kc, k1):      # the key: as artidyn.contact.moreau_jean.contact_keys
-            CI[c, 0], CI[c, 1], CI[c, 2] = int(SH[a, SB]), int(SH[b, SB]), (a * ns + b) * 64 + (c - kc)
-        kc = k1
+    kc = _narrow(CC, CI, SH, HULL, PAIRS, Wsh, SEP, cand, candidates(SH, AB, margin, PAIRS, LOOK, order, cand), margin)
+    if kc == FULL:
+        return CODE_FULL
+    if kc == FALLBACK:
+        return CODE_FALLBACK
     # the active set (compacted in place), by u_n before the step; the contacts' velocities from the
     # bodies' twists (TW[0] at v_k, TW[1] at v_free, the loop's TW[2] at v_k+1), their rows formed below
     na = 0
@@ -270,8 +254,8 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     warm = 0 if pgs else warm_solves(Y[:m], JR, span[:m], bvec[:m], mu[:na + nl], ST[S_TOL], lam[:m], tmp,
                                       Wk[3, :m], res, CN)
     if pgs:
-        BO, BC, BV = blocks(Y[:m], span[:m], na + nl, nv)
-        nsgs(BO, BC, BV, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc], Wk[3, :mc], res, info)
+        solve_blocks(Y[:m], span[:m], na + nl, bvec[:mc], mu[:na + nl], ST[S_TOL], int(ST[S_MAXIT]), lam[:mc],
+                     Wk[3, :mc], res, info)
         info2[2] = info[0]
     elif warm > 0:
         info2[2] = 0                  # at rest: the previous step's impulses solve this one (admm's own first test)
@@ -317,7 +301,41 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     return OK
 
 
-@nb.njit
+@nb.njit(_nrt=False)
+def _place(B, SH, PL, Wsh):
+    """Wsh[s] <- shape s placed in the world (its body's frame times its placement PL[s])."""
+    for s in range(SH.shape[0]):
+        body = int(SH[s, SB])
+        if body == 0:
+            for r in range(4):
+                for c in range(4):
+                    Wsh[s, r, c] = PL[s, r, c]
+        else:
+            frame_state(B, body, PL[s], Wsh[s])
+
+
+@nb.njit(_nrt=False)
+def _narrow(CC, CI, SH, HULL, PAIRS, Wsh, SEP, cand, n, margin):
+    """The narrow phase of the candidate pairs cand[:n] (rows of PAIRS): CC, CI <- their contacts,
+    keyed as artidyn.contact.moreau_jean.contact_keys; their count, or FULL / FALLBACK. A pair
+    that the axis of the step before still separates (:func:`.broadphase.apart`) is skipped."""
+    ns = SH.shape[0]
+    kc = 0
+    for t in range(n):
+        p = cand[t]
+        a, b = PAIRS[p, 0], PAIRS[p, 1]
+        if apart(SH, HULL, a, Wsh[a], b, Wsh[b], margin, SEP[p]):
+            continue
+        k1 = pair_contacts(CC, kc, SH, a, Wsh[a], b, Wsh[b], margin, HULL, SEP[p])
+        if k1 == FULL or k1 == FALLBACK:
+            return k1
+        for c in range(kc, k1):
+            CI[c, 0], CI[c, 1], CI[c, 2] = int(SH[a, SB]), int(SH[b, SB]), (a * ns + b) * 64 + (c - kc)
+        kc = k1
+    return kc
+
+
+@nb.njit(_nrt=False)
 def _advance(B, q, v, vfree, dv, theta, h, out_q, out_v):
     """out_v <- v_free + dv (dv = M^-1 J^T P), out_q <- q (+) h (theta out_v + (1 - theta) v); dv is
     overwritten."""
@@ -327,7 +345,7 @@ def _advance(B, q, v, vfree, dv, theta, h, out_q, out_v):
     integrate_q(B, q, dv, 1.0, out_q)
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def _seen(PK, n, key, c):
     """The index of ``key`` in PK[:n] (-1: none), looked up at c first: a resting scene finds its
     contacts in the same order from step to step, so the search is O(1) where a scan would be O(n)."""

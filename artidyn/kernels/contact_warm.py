@@ -24,7 +24,7 @@ from .contact_jacobian import generalized_forces, ranged_add, rows_velocity, twi
 from .spatial import dot
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def without_rows(B, CC, CI, na, ldof, lside, nl, M, sub, D, b, mu, tol, lam, x, TW, u, res):
     """The warm test of :func:`warm_solves` before any row is formed, for contacts and limits (no
     bilateral rows): lam projected onto the cones, ``x = M^-1 J^T lam`` (J^T lam by the bodies'
@@ -44,7 +44,7 @@ def without_rows(B, CC, CI, na, ldof, lside, nl, M, sub, D, b, mu, tol, lam, x, 
     return converged(res, tol)
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def warm_solves(Y, JR, span, b, mu, tol, lam, t, u, res, CN):
     """1 when the warm start lam (projected onto the cones here, as :func:`.contact_admm.admm`
     does first) solves the problem ``u = Y Y^T lam + b`` to ``tol`` (res: its residuals), u formed
@@ -63,7 +63,7 @@ def warm_solves(Y, JR, span, b, mu, tol, lam, t, u, res, CN):
     return 1 if through_rows(Y, JR, span, b, mu, tol, lam, t, u, res, CN[4], CN[5]) else 0
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def through_rows(Y, JR, span, b, mu, tol, lam, t, u, res, Gb, dropped):
     """u <- ``Y Y^T lam + b`` formed through the rows (``t = Y^T lam`` (nv) on their ranges JR,
     then ``u = Y t + b`` over their spans, summed as the dense route sums them: a solution at the
@@ -89,7 +89,7 @@ def through_rows(Y, JR, span, b, mu, tol, lam, t, u, res, Gb, dropped):
     return converged(res, tol)
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def bilateral_impulses(Y, JR, span, b, lam, t, Gb, dropped):
     """lam[mc:] <- the bilateral rows' impulses ``-W_bb^-1 (b_b + Y_b t)`` for t = Y_c^T lam_c, and
     t += Y_b^T lam_b (mb = Gb's rows, W_bb's factor; dependent rows dropped: zero impulse)."""
@@ -104,7 +104,7 @@ def bilateral_impulses(Y, JR, span, b, lam, t, Gb, dropped):
             ranged_add(Y, mc + r, JR, lam[mc + r], t)
 
 
-@nb.njit
+@nb.njit(_nrt=True)        # (explicit: the step, its caller, counts no references; this allocates)
 def bilateral_solve(G, CN, Gr, Xb, b, mu, tol, maxit, lam, Wk, res, info):
     """The contacts' and limits' impulses lam[:mc] (mc = 3 len(mu)) and the bilateral rows'
     lam[mc:] for ``u = G lam + b`` with u = 0 on the bilateral rows: those are eliminated by the

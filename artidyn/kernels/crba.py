@@ -52,7 +52,7 @@ def crba_state(B, M):
     return crba_matrix(B, M)
 
 
-@nb.njit(fastmath=FMA)
+@nb.njit(_nrt=False, fastmath=FMA)
 def crba_bodies(B):
     """The first half of :func:`crba_state`: world placements, each body's own inertia in world
     coordinates (IA, before the composites) and the world twists (U)."""
@@ -75,7 +75,7 @@ def crba_matrix(B, M):
     return crba_entries(B, M)
 
 
-@nb.njit(fastmath=FMA)
+@nb.njit(_nrt=False, fastmath=FMA)
 def crba_entries(B, M):
     """:func:`crba_matrix` without clearing M first: only the entries of M that can be nonzero
     (pairs of dofs of a joint and its ancestors) are written, the others left as they are (zero

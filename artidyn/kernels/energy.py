@@ -16,7 +16,7 @@ from .pack import A, ARM, C, GRAVITY, H, IV, MASS, NVJ, P, PARENT, QN, R, REST, 
 from .spatial import FMA, inertia_apply
 
 
-@nb.njit(fastmath=FMA)
+@nb.njit(_nrt=False, fastmath=FMA)
 def energy_after_dynamics(B, qd):
     """(T, V) for the state of the last ABA / RNEA pass (uses the A column of every row for g_i, s_i)."""
     nb1 = B.shape[0]

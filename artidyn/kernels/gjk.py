@@ -38,7 +38,7 @@ EPA_EPS = 1e-12            # EPA stops when the support gains less than EPA_EPS 
 EPA_V = 128                # the most vertices of EPA's polytope
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def radius(SH, i):
     """The radius around shape i's core (sphere, capsule), else 0."""
     kind = int(SH[i, SK])
@@ -63,14 +63,14 @@ def climb(HV, AO, AN, k, l0, l1, l2):
     return k
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def support(SH, i, T, HULL, d0, d1, d2):
     """The point of shape i's core (placed at T) furthest along the world direction d."""
     x0, x1, x2, _ = support_from(SH, i, T, HULL, d0, d1, d2, int(SH[i, SP]))
     return x0, x1, x2
 
 
-@nb.njit
+@nb.njit(_nrt=False)
 def support_from(SH, i, T, HULL, d0, d1, d2, start):
     """:func:`support` and, for a mesh, the hull vertex it is (climbed to from the vertex row
     ``start`` when that is one of the mesh's; else ``start``)."""

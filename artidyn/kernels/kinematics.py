@@ -14,7 +14,7 @@ from .spatial import FMA, HELICAL, dof_axis, dof_slides, joint_transform, load_q
 from .types import BUF, I64, LOCAL, MAT, OUT2, OUT3, VEC
 
 
-@nb.njit(fastmath=FMA)
+@nb.njit(_nrt=False, fastmath=FMA)
 def placements_state(B, last):
     """R0, P0 of bodies 0 .. last (internal frames) for the state loaded by ``load_q``:
     ``R0_i = R0_p R_i``, ``P0_i = P0_p + R0_p p_i``. Every input is read into locals before the
@@ -50,7 +50,7 @@ def body_rotation(B, i, r, c):
             + B[i, R0 + 3 * r + 2] * B[i, RA + 3 * c + 2])
 
 
-@nb.njit(fastmath=FMA)
+@nb.njit(_nrt=False, fastmath=FMA)
 def frame_state(B, body, Tf, T):
     """T (4x4) <- world placement of the frame Tf (4x4, in body ``body``'s frame); needs R0, P0."""
     for r in range(3):

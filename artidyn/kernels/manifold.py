@@ -89,7 +89,7 @@ def so3_left_jacobian_apply(w0, w1, w2, u0, u1, u2, inverse):
     return u0 + a * c0 + b * d0, u1 + a * c1 + b * d1, u2 + a * c2 + b * d2
 
 
-@nb.njit(fastmath=FMA)
+@nb.njit(_nrt=False, fastmath=FMA)
 def integrate_q(B, q, x, h, out):
     """out (nq) <- q (+) h x: the configuration reached from q along the velocity x in time h."""
     for i in range(1, B.shape[0]):

@@ -29,7 +29,7 @@ def subtract_external(B, i, fext, Y):
         B[i, Y + 3 + r] -= e0 * fext[i, 3] + e1 * fext[i, 4] + e2 * fext[i, 5]
 
 
-@nb.njit(fastmath=FMA)
+@nb.njit(_nrt=False, fastmath=FMA)
 def rnea_state(B, qd, qdd, fext, opts, tau):
     """RNEA for the state whose q was loaded by ``load_q``: tau (nv) <- the joint torques."""
     nb1 = B.shape[0]
