@@ -375,3 +375,32 @@ def test_solo12_on_its_mesh_hulls_stays_above_the_ground():
     assert min(lowest(x) for x in run.q[::10]) > -5e-3
     assert run.q[-1, 2] > 0.0 and abs(run.q[-1, 2] - run.q[-51, 2]) < 1e-4                  # at rest
     assert max(len(x.gap) for x in run.contacts) >= 4
+
+
+def test_hull_polygons_of_a_robots_meshes_are_its_hulls_faces():
+    """solo12's 17 hulls (15 708 triangles; the polygons are found for all triangles at once):
+    each polygon lies in a supporting plane of its hull, goes counter-clockwise about its normal
+    (a positive area), and each triangle of nonzero area lies in the polygon whose plane is its own, its
+    vertices among the polygon's; polygons of one triangle are the triangles of no coplanar
+    neighbour."""
+    model = ad.load("solo12")
+    meshes = [c.shape for c in model.collisions if isinstance(c.shape, Mesh)]
+    assert len(meshes) == 17
+    for mesh in meshes:
+        V, F = mesh.vertices, mesh.faces
+        size = np.ptp(V, axis=0).max()
+        normals, offsets, polys = hull_polygons(mesh)
+        assert (V @ normals.T - offsets).max() <= 1e-9 * size
+        home = {}
+        for k, (n, o, p) in enumerate(zip(normals, offsets, polys)):
+            np.testing.assert_allclose(V[p] @ n, o, atol=1e-6 * size)
+            P = V[p]
+            assert np.cross(P, np.roll(P, -1, axis=0)).sum(axis=0) @ n > 0.0         # counter-clockwise
+            for v in p:
+                home.setdefault(int(v), []).append(k)
+        N = np.cross(V[F[:, 1]] - V[F[:, 0]], V[F[:, 2]] - V[F[:, 0]])
+        area = np.linalg.norm(N, axis=1)
+        for t in np.flatnonzero(area > 1e-12 * size * size):
+            n = N[t] / area[t]
+            common = set(home[int(F[t, 0])]) & set(home[int(F[t, 1])]) & set(home[int(F[t, 2])])
+            assert any(np.linalg.norm(normals[k] - n) < 1e-5 for k in common), (t, common)

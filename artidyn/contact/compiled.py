@@ -11,16 +11,16 @@ has its own GJK/EPA (:mod:`artidyn.kernels.gjk`, equal to coal's to its toleranc
 several contacts for a face resting on a face (:mod:`artidyn.kernels.convex`), where the
 reference gives coal's one.
 
-A convex mesh is packed as its hull (:func:`hull_polygons`): vertices, and its triangles merged
-into planar polygons (what the manifold clips).
+A convex mesh is packed as its hull (:func:`.hull.hull_polygons`): vertices, and its triangles
+merged into planar polygons (what the manifold clips).
 """
-import functools
 from collections.abc import Sequence
 
 import numpy as np
 
 from ..geometry import Box, Capsule, Cylinder, HalfSpace, Mesh, Sphere
 from ..geometry.broadphase import collision_pairs
+from .hull import hull_polygons
 from .moreau_jean import ActiveContacts, ActiveLimits, StepResult
 
 KINDS = {Sphere: 0, Capsule: 1, Box: 2, HalfSpace: 3, Cylinder: 4, Mesh: 5}
@@ -29,7 +29,6 @@ _MOST = {frozenset([0, 3]): 1, frozenset([1, 3]): 2, frozenset([2, 3]): 8, froze
          frozenset([1]): 1, frozenset([0, 2]): 1, frozenset([2]): 24, frozenset([1, 2]): 4,
          frozenset([4, 3]): 16, frozenset([5, 3]): 4}          # cylinder: 2 rims of 8; mesh: MESH_CONTACTS
 _MOST.update({frozenset([a, b]): 4 for a in (4, 5) for b in (0, 1, 2, 4, 5)})   # a manifold: MANIFOLD
-COPLANAR = 1e-6        # two hull triangles whose normals differ by less (rad) and ... are one polygon
 
 
 def unfit(model, settings):
@@ -41,60 +40,6 @@ def unfit(model, settings):
         if type(c.shape) not in KINDS:
             return f"collision shape '{c.name}' ({type(c.shape).__name__}: no compiled narrow phase)"
     return ""
-
-
-@functools.lru_cache(maxsize=256)
-def hull_polygons(mesh):
-    """The faces of a :class:`Mesh`'s hull as planar convex polygons: (normals (f, 3), offsets (f,),
-    polygons: f arrays of vertex indices, counter-clockwise seen from outside). Hull triangles that
-    share an edge and lie in one plane (normals within COPLANAR, the far vertex within COPLANAR
-    times the mesh's size of the plane) are merged (union-find over the shared edges); a group of
-    triangles of no area (a sliver of the hull) has no plane and makes no face."""
-    V, F = np.asarray(mesh.vertices, dtype=float), np.asarray(mesh.faces, dtype=np.int64)
-    N = np.cross(V[F[:, 1]] - V[F[:, 0]], V[F[:, 2]] - V[F[:, 0]])
-    area = np.linalg.norm(N, axis=1)
-    N = N / np.maximum(area, 1e-300)[:, None]
-    size = float(np.ptp(V, axis=0).max())
-    root = list(range(len(F)))
-
-    def find(t):
-        while root[t] != t:
-            root[t] = root[root[t]]
-            t = root[t]
-        return t
-
-    seen = {}
-    for t, f in enumerate(F):
-        for e in range(3):
-            key = (min(f[e], f[(e + 1) % 3]), max(f[e], f[(e + 1) % 3]))
-            u = seen.setdefault(key, t)
-            if u == t:
-                continue
-            far = [x for x in F[u] if x not in key][0]
-            if np.linalg.norm(N[t] - N[u]) < COPLANAR and abs(N[t] @ (V[far] - V[f[0]])) <= COPLANAR * size:
-                root[find(t)] = find(u)
-    groups = {}
-    for t in range(len(F)):
-        groups.setdefault(find(t), []).append(t)
-    normals, offsets, polys = [], [], []
-    for ts in groups.values():
-        n = (N[ts] * area[ts, None]).sum(axis=0)
-        norm = np.linalg.norm(n)
-        if not norm > 1e-12 * size * size:       # triangles of no area (a hull's slivers): no plane, no face
-            continue
-        n /= norm
-        idx = np.unique(F[ts])
-        P = V[idx]
-        g = P.mean(axis=0)
-        e1 = P[np.argmax(np.linalg.norm(P - g, axis=1))] - g
-        e1 -= (e1 @ n) * n
-        e1 /= max(np.linalg.norm(e1), 1e-300)
-        e2 = np.cross(n, e1)
-        order = np.argsort(np.arctan2((P - g) @ e2, (P - g) @ e1), kind="stable")
-        normals.append(n)
-        offsets.append(float((P @ n).max()))
-        polys.append(idx[order])
-    return np.array(normals), np.array(offsets), polys
 
 
 def pack_shapes(shapes):
