@@ -23,7 +23,8 @@ between them. In the contact step these counts were a quarter of its time (a hum
 collision meshes: about 1350 pairs a step, four per body and per step in the joint helpers alone).
 The helpers the step calls for each body, shape, pair or row allocate nothing and return no
 array, so they are compiled without the runtime's counts (``_nrt=False``, inherited by what they
-call; one that allocates says ``_nrt=True``): talos_full_v2 standing, 97 -> 79 us a step.
+call; one that allocates says ``_nrt=True``): talos_full_v2 standing on its meshes went from 2.02x
+to 1.62x MuJoCo's step (same run), a stack of three boxes from 1.37x to 0.95x.
 """
 import math
 
