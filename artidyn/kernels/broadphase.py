@@ -28,10 +28,25 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .contact_rows import BOX, CAPSULE, CYLINDER, HALFSPACE, MESH, SK, SLB, SP, SPHERE
+from .contact_rows import BOX, CAPSULE, CYLINDER, HALFSPACE, MESH, SB, SK, SLB, SP, SPHERE
 from .gjk import radius, support_from
+from .kinematics import frame_state
 
 SLACK = 1e-9        # m: added to the margin (the narrow phase's own rounding)
+
+
+@nb.njit(_nrt=False)
+def place_shapes(B, SH, PL, Wsh):
+    """Wsh[s] <- shape s placed in the world (its body's frame, B placed, times its placement
+    PL[s]; a shape of the world: PL[s] itself)."""
+    for s in range(SH.shape[0]):
+        body = int(SH[s, SB])
+        if body == 0:
+            for r in range(4):
+                for c in range(4):
+                    Wsh[s, r, c] = PL[s, r, c]
+        else:
+            frame_state(B, body, PL[s], Wsh[s])
 
 
 @nb.njit(_nrt=False)

@@ -39,7 +39,7 @@ import numpy as np
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
 from .constrained import bordered_gram, correction, dof_parents, gram, solve_m, solve_ut, subtree_sizes, utdu
 from .constrained_sim import rows_state
-from .broadphase import apart, candidates, world_bounds
+from .broadphase import apart, candidates, place_shapes, world_bounds
 from .contact_admm import NOT_PSD, admm
 from .contact_chord import form as chord_form
 from .contact_chord import matches as chord_matches
@@ -57,7 +57,6 @@ from .contact_rows import SE, SMU
 from .contact_warm import bilateral_solve, warm_solves, without_rows
 from .crba import crba_bodies, crba_entries
 from .energy import energy_after_dynamics
-from .kinematics import frame_state
 from .manifold import integrate_q
 from .pack import DAMP, IQ, IV, NVJ, V
 from .rnea import rnea_state
@@ -147,7 +146,7 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
         u = math.sqrt(B[i, V + 3] ** 2 + B[i, V + 4] ** 2 + B[i, V + 5] ** 2)
         reach = max(reach, w + u)
     margin = ST[S_MARGIN] + ST[S_GAMMA] * h * reach
-    _place(B, SH, PL, Wsh)
+    place_shapes(B, SH, PL, Wsh)
     world_bounds(SH, Wsh, AB)                   # the broad phase: pairs whose boxes overlap go on,
     SEP, LOOK, order, cand = prev[5]            # unless the axis that separated them still does
     kc = _narrow(CC, CI, SH, HULL, PAIRS, Wsh, SEP, cand, candidates(SH, AB, margin, PAIRS, LOOK, order, cand), margin)
@@ -299,19 +298,6 @@ def step(B, SH, PL, HULL, PAIRS, LIM, CN, q, v, tau, dx, fext, opts, h, ST, S, o
     solve_ut(M, sub, tmp)
     _advance(B, q, v, vfree, tmp, ST[S_THETA], h, out_q, out_v)
     return OK
-
-
-@nb.njit(_nrt=False)
-def _place(B, SH, PL, Wsh):
-    """Wsh[s] <- shape s placed in the world (its body's frame times its placement PL[s])."""
-    for s in range(SH.shape[0]):
-        body = int(SH[s, SB])
-        if body == 0:
-            for r in range(4):
-                for c in range(4):
-                    Wsh[s, r, c] = PL[s, r, c]
-        else:
-            frame_state(B, body, PL[s], Wsh[s])
 
 
 @nb.njit(_nrt=False)

@@ -17,11 +17,11 @@ import numba as nb
 import numpy as np
 
 from . import _cache  # noqa: F401  (cache stamps cover every kernel file)
-from .broadphase import overlap, world_bounds
+from .broadphase import overlap, place_shapes, world_bounds
 from .constrained import point_bias
 from .contact_geometry import CAPSULE, FALLBACK, FULL, SB, SK, SP, SPHERE, pair_contacts
 from .contact_jacobian import _frame, contact_frame_rows
-from .kinematics import body_rotation, frame_state, placements_state
+from .kinematics import body_rotation, placements_state
 from .pack import IV, P0, V
 from .spatial import load_q
 
@@ -59,12 +59,7 @@ def contact_set(B, SH, PL, HULL, PAIRS, cap, v, margin):
     CC, CI = np.zeros((cap, 10)), np.zeros((cap, 4), np.int64)
     J, U, LOC = np.zeros((3 * cap, nv)), np.zeros((cap, 3)), np.zeros((cap, 3))
     WSH, AB, T4 = np.zeros((ns, 4, 4)), np.zeros((ns, 6)), np.eye(4)
-    for s in range(ns):
-        body = int(SH[s, SB])
-        if body == 0:
-            WSH[s] = PL[s]
-        else:
-            frame_state(B, body, PL[s], WSH[s])
+    place_shapes(B, SH, PL, WSH)
     world_bounds(SH, WSH, AB)
     k = 0
     axis = np.zeros(5)
